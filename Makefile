@@ -1,0 +1,28 @@
+# Two entry points after cloning:  `make demo` (the main job)  and  `make test` (the test suite).
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test install release clean
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/grader demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2
+
+release: $(STAMP)
+	$(BIN)/grader release
+
+clean:
+	rm -rf $(VENV) gradebook.db submitted feedback grades.csv

@@ -1,0 +1,1 @@
+"""Grading machinery on top of nbgrader: checks, sandbox, parallel runs, reports, CLI."""
