@@ -1,0 +1,401 @@
+"""The check API: what one hidden check asks, and how the trusted side judges the answer.
+
+A :class:`Check` is named after the student API item it grades (``softmax``,
+``answer_culprit``). It owns everything the student must not see: how inputs are drawn, the
+reference (from ``solutions``), tolerances and the known wrong variants. The student's kernel only
+ever receives the inputs (see ``grader.kernel_probe``); judging happens here, in the grading process.
+
+Judging escalates like a teacher reading the answer (as PrairieLearn's code feedback does): not defined ->
+raised an error -> wrong type -> wrong shape -> not finite -> inaccurate, and when the student's
+output equals a known wrong variant the misconception is named with the lesson section to reread.
+"""
+from __future__ import annotations
+
+import warnings
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from grader import kernel_probe
+
+# The escalation order of what can be wrong with one case, most basic first.
+NOT_DEFINED = "not defined"
+RAISED = "raised an error"
+WRONG_TYPE = "wrong type"
+WRONG_SHAPE = "wrong shape"
+NOT_FINITE = "not finite"
+INACCURATE = "inaccurate"
+MISSED_BAD_INPUT = "accepted bad input"
+STAGES = (NOT_DEFINED, RAISED, WRONG_TYPE, WRONG_SHAPE, NOT_FINITE, MISSED_BAD_INPUT, INACCURATE)
+
+
+@dataclass(frozen=True)
+class RngSeed:
+    """An input slot for a ``numpy.random.Generator``: both sides build ``default_rng(seed)``."""
+
+    seed: int
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of the student's function.
+
+    label: what the case is about, shown to the student ("large logits (1e4)"): never an expected value.
+    args / kwargs: the inputs (numbers, strings, numpy arrays, :class:`RngSeed`).
+    weight: its share of the check's points.
+    raises: name of the exception the contract requires (e.g. "ValueError"), or None.
+    """
+
+    label: str
+    args: tuple = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    weight: float = 1.0
+    raises: str | None = None
+
+    def to_wire(self) -> dict:
+        return {
+            "label": self.label,
+            "weight": float(self.weight),
+            "raises": self.raises,
+            "args": [_encode_input(a) for a in self.args],
+            "kwargs": {k: _encode_input(v) for k, v in self.kwargs.items()},
+        }
+
+    @staticmethod
+    def from_wire(data: Mapping) -> "Case":
+        """Rebuild a case with the exact inputs the kernel decoded (float32 stays float32)."""
+        return Case(
+            label=data["label"],
+            args=tuple(_decode_input(a) for a in data["args"]),
+            kwargs={k: _decode_input(v) for k, v in data["kwargs"].items()},
+            weight=data["weight"],
+            raises=data["raises"],
+        )
+
+    def call(self, function: Callable) -> Any:
+        """Call ``function`` on fresh copies of the inputs (a Generator is rebuilt from its seed).
+
+        Warnings are silenced: a wrong variant overflowing on purpose is not news to the grader.
+        """
+        args = [_fresh(a) for a in self.args]
+        kwargs = {k: _fresh(v) for k, v in self.kwargs.items()}
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return function(*args, **kwargs)
+
+
+def _encode_input(value):
+    if isinstance(value, RngSeed):
+        return {"t": "rng", "seed": int(value.seed)}
+    return kernel_probe.encode(value)
+
+
+def _decode_input(data):
+    if data["t"] == "rng":
+        return RngSeed(int(data["seed"]))
+    return kernel_probe.decode(data)
+
+
+def _fresh(value):
+    if isinstance(value, RngSeed):
+        return np.random.default_rng(value.seed)
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return value
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """A known wrong answer and what to say about it.
+
+    variant: a function with the check's signature that makes the mistake, or, for a value check,
+    the wrong value itself. explanation: one sentence naming the mistake and its consequence.
+    lesson: the section to reread, e.g. "L3 §5".
+    """
+
+    name: str
+    explanation: str
+    lesson: str
+    variant: Any
+
+    def message(self) -> str:
+        return f"{self.explanation} (reread {self.lesson})"
+
+
+@dataclass(frozen=True)
+class CaseVerdict:
+    label: str
+    weight: float
+    stage: str | None  # None when the case passed
+    detail: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.stage is None
+
+
+@dataclass
+class Verdict:
+    """The decision for one check: the fraction of points earned and why."""
+
+    check: str
+    fraction: float
+    cases: list[CaseVerdict]
+    problem: str | None = None  # the first thing wrong, for the student
+    misconception: Misconception | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.fraction >= 1.0
+
+    def explain(self) -> str:
+        """Plain-text feedback: what was wrong and why, never an expected value."""
+        passed = sum(c.passed for c in self.cases)
+        lines = []
+        if self.cases:
+            lines.append(f"{self.check}: {passed} of {len(self.cases)} hidden checks passed.")
+        else:
+            lines.append(f"{self.check}: {'passed' if self.passed else 'not passed'}.")
+        if self.problem:
+            lines.append(f"First problem: {self.problem}")
+        if self.misconception:
+            lines.append(f"Likely misconception ({self.misconception.name}): {self.misconception.message()}")
+        return "\n".join(lines)
+
+
+Judge = Callable[["Case", Any], "tuple[str, str] | None"]
+
+
+@dataclass
+class Check:
+    """One hidden check of the student API.
+
+    name: the function or answer variable it grades (the cell's grade_id is ``test_<name>``).
+    reference: the ``solutions`` function (function checks) or the correct value (value checks).
+    cases: draws the cases from a Generator; None makes this a value check (the variable itself is read).
+    rtol / atol: tolerances of ``numpy.allclose`` for numeric answers.
+    judge: optional ``judge(case, value) -> None | (stage, detail)`` replacing the comparison with
+        the reference output, for stochastic functions (statistical bounds) and free-form answers.
+    lesson: the section to reread when the check fails without a named misconception.
+    """
+
+    name: str
+    reference: Any
+    cases: Callable[[np.random.Generator], Sequence[Case]] | None = None
+    rtol: float = 1e-6
+    atol: float = 1e-9
+    misconceptions: Sequence[Misconception] = ()
+    judge: Judge | None = None
+    lesson: str = ""
+
+    @property
+    def kind(self) -> str:
+        return "value" if self.cases is None else "function"
+
+    def draw_cases(self, seed: int) -> list[Case]:
+        """The cases of one grading run; ``seed`` is the run's secret, mixed with the check's name."""
+        if self.cases is None:
+            return []
+        rng = np.random.default_rng([seed, zlib.crc32(self.name.encode())])
+        return list(self.cases(rng))
+
+    def plan(self, cases: Sequence[Case], token: str) -> dict:
+        """What the kernel receives: the check's name, inputs and a token; nothing else."""
+        return {
+            "check": self.name,
+            "token": token,
+            "kind": self.kind,
+            "cases": [{"args": c["args"], "kwargs": c["kwargs"]} for c in (case.to_wire() for case in cases)],
+        }
+
+    # ---- judging -------------------------------------------------------------------------
+
+    def decide(self, cases: Sequence[Case], report: Mapping) -> Verdict:
+        """Judge a kernel report (already checked to be well-formed) against the reference."""
+        if report.get("undefined"):
+            return Verdict(self.name, 0.0, [], problem=f"{NOT_DEFINED}: `{self.name}` does not exist "
+                           "after running your notebook; run the cell that defines it and check the name.")
+        if "not_callable" in report:
+            got = report["not_callable"]["t"]
+            return Verdict(self.name, 0.0, [], problem=f"{WRONG_TYPE}: `{self.name}` should be a function, "
+                           f"but it is a {got}.")
+        if self.kind == "value":
+            verdict = self._judge_value(report["value"])
+            return self._with_misconception(verdict, [(None, report["value"])])
+        results = report["results"]
+        verdicts = [self._judge_case(case, outcome) for case, outcome in zip(cases, results)]
+        total = sum(v.weight for v in verdicts) or 1.0
+        fraction = sum(v.weight for v in verdicts if v.passed) / total
+        failing = [v for v in verdicts if not v.passed]
+        problem = None
+        if failing:
+            first = min(failing, key=lambda v: STAGES.index(v.stage))
+            problem = f"{first.stage} — on {first.label}: {first.detail}"
+        verdict = Verdict(self.name, fraction, verdicts, problem=problem)
+        wrong = [(case, outcome.get("ok")) for case, outcome, v in zip(cases, results, verdicts)
+                 if not v.passed and "ok" in outcome]
+        return self._with_misconception(verdict, wrong)
+
+    def _judge_value(self, wire) -> Verdict:
+        if self.judge is not None:
+            outcome = self.judge(None, _decode_output(wire))
+        else:
+            outcome = _compare(self.reference, wire, self.rtol, self.atol)
+        if outcome is None:
+            return Verdict(self.name, 1.0, [])
+        stage, detail = outcome
+        return Verdict(self.name, 0.0, [], problem=f"{stage}: {detail}")
+
+    def _judge_case(self, case: Case, outcome: Mapping) -> CaseVerdict:
+        if "raised" in outcome:
+            if case.raises and outcome["raised"] == case.raises:
+                return CaseVerdict(case.label, case.weight, None)
+            if case.raises:
+                return CaseVerdict(case.label, case.weight, MISSED_BAD_INPUT,
+                                   f"this input is invalid and should raise {case.raises} naming the argument, "
+                                   f"but your function raised {outcome['raised']}: {outcome['message']}")
+            return CaseVerdict(case.label, case.weight, RAISED,
+                               f"your function raised {outcome['raised']}: {outcome['message']}")
+        if case.raises:
+            return CaseVerdict(case.label, case.weight, MISSED_BAD_INPUT,
+                               f"this input is invalid and should raise {case.raises} naming the argument, "
+                               "but your function returned a value.")
+        if self.judge is not None:
+            value = _decode_output(outcome["ok"])
+            result = self.judge(case, value) if not isinstance(value, _Opaque) else \
+                (WRONG_TYPE, f"your function returned a {value.type_name}, not numbers.")
+        else:
+            result = _compare(case.call(self.reference), outcome["ok"], self.rtol, self.atol)
+        if result is None:
+            return CaseVerdict(case.label, case.weight, None)
+        return CaseVerdict(case.label, case.weight, *result)
+
+    def _with_misconception(self, verdict: Verdict, wrong: list) -> Verdict:
+        if verdict.passed or not wrong:
+            if not verdict.passed and self.lesson and verdict.problem:
+                verdict.problem += f" (reread {self.lesson})"
+            return verdict
+        for misconception in self.misconceptions:
+            if all(_matches_variant(misconception.variant, case, wire, self) for case, wire in wrong):
+                verdict.misconception = misconception
+                return verdict
+        if self.lesson and verdict.problem:
+            verdict.problem += f" (reread {self.lesson})"
+        return verdict
+
+
+def _matches_variant(variant, case: Case | None, wire, check: Check) -> bool:
+    try:
+        wrong_answer = case.call(variant) if case is not None else variant
+    except Exception:
+        return False
+    return _compare(wrong_answer, wire, check.rtol, check.atol) is None
+
+
+# ---- comparing one answer with the reference ------------------------------------------------
+
+class _Opaque:
+    """An output that is not data (an object of some other type), known only by its type name."""
+
+    def __init__(self, type_name: str):
+        self.type_name = type_name
+
+
+def _decode_output(wire):
+    if "repr" in wire:
+        return _Opaque(wire["t"])
+    return kernel_probe.decode(wire)
+
+
+_NUMBER_TYPES = {"float", "int", "bool", "float16", "float32", "float64", "longdouble",
+                 "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+
+
+def _describe(wire) -> str:
+    kind = wire["t"]
+    if kind == "ndarray":
+        return f"an array of shape {tuple(wire['shape'])} ({wire['dtype']})"
+    if kind in ("tuple", "list"):
+        return f"a {kind} of {len(wire['items'])} items"
+    if kind == "NoneType":
+        return "None (did you forget `return`?)"
+    return f"a {kind}"
+
+
+def _compare(expected, wire, rtol: float, atol: float):
+    """None when ``wire`` (the student's encoded output) matches ``expected``; else (stage, detail)."""
+    kind = wire["t"]
+    if isinstance(expected, tuple):
+        if kind not in ("tuple", "list") or len(wire["items"]) != len(expected):
+            return WRONG_TYPE, f"expected a tuple of {len(expected)} items, got {_describe(wire)}."
+        for i, (exp, item) in enumerate(zip(expected, wire["items"])):
+            result = _compare(exp, item, rtol, atol)
+            if result is not None:
+                return result[0], f"item {i} of the tuple: {result[1]}"
+        return None
+    if isinstance(expected, dict):
+        if kind != "dict":
+            return WRONG_TYPE, f"expected a dict with keys {sorted(expected)}, got {_describe(wire)}."
+        missing = sorted(set(expected) - set(wire["items"]))
+        if missing:
+            return WRONG_TYPE, f"the dict has no key(s) {missing}."
+        for key in expected:
+            result = _compare(expected[key], wire["items"][key], rtol, atol)
+            if result is not None:
+                return result[0], f"entry {key!r}: {result[1]}"
+        return None
+    if isinstance(expected, str):
+        if kind != "str":
+            return WRONG_TYPE, f"expected a string, got {_describe(wire)}."
+        if wire["v"].strip().upper() != expected.strip().upper():
+            return INACCURATE, "this is not the right choice."
+        return None
+    if "repr" in wire or kind in ("str", "NoneType", "dict"):
+        return WRONG_TYPE, f"expected numbers, got {_describe(wire)}."
+    got = _as_numbers(wire)
+    if got is None:
+        return WRONG_TYPE, f"expected numbers, got {_describe(wire)}."
+    expected_array = np.asarray(expected)
+    if expected_array.ndim == 0:
+        if got.size != 1 or got.ndim > 1 or (got.ndim == 1 and kind != "ndarray"):
+            return WRONG_TYPE, f"expected a single number, got {_describe(wire)}."
+        got = got.reshape(())
+    elif got.shape != expected_array.shape:
+        return WRONG_SHAPE, f"expected shape {expected_array.shape}, got {got.shape}."
+    if expected_array.dtype == bool:
+        if got.dtype != bool:
+            return WRONG_TYPE, f"expected a boolean array, got dtype {got.dtype}."
+        if not np.array_equal(got, expected_array):
+            return INACCURATE, f"{int(np.sum(got != expected_array))} entries differ from the correct ones."
+        return None
+    got = got.astype(np.float64)
+    expected_array = expected_array.astype(np.float64)
+    if not np.all(np.isfinite(got)[np.isfinite(expected_array)]):
+        return NOT_FINITE, "your output contains nan or inf where a finite number is expected."
+    if not np.allclose(got, expected_array, rtol=rtol, atol=atol, equal_nan=True):
+        bad = int(np.sum(~np.isclose(got, expected_array, rtol=rtol, atol=atol, equal_nan=True)))
+        where = "the value is" if got.size == 1 else f"{bad} of {got.size} values are"
+        return INACCURATE, f"{where} not within the tolerance (rtol={rtol:g}, atol={atol:g})."
+    return None
+
+
+def _as_numbers(wire):
+    """The numeric content of an encoded value, or None when it is not numbers."""
+    kind = wire["t"]
+    if kind in _NUMBER_TYPES:
+        return np.asarray(kernel_probe.decode(wire))
+    if kind == "ndarray":
+        if "data" not in wire:
+            return None
+        return kernel_probe.decode(wire)
+    if kind in ("tuple", "list"):
+        items = [_as_numbers(item) for item in wire["items"]]
+        if any(item is None for item in items):
+            return None
+        try:
+            return np.asarray(items, dtype=np.float64)
+        except ValueError:
+            return None
+    return None

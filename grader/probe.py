@@ -1,0 +1,31 @@
+"""``probe("<name>")`` for instructors running a source notebook by hand.
+
+In a source notebook each test cell ends with a hidden ``probe("<name>")``. During grading that
+cell is replaced by the trusted probe code (``grader.verdicts``) and judged outside the kernel. When
+an instructor runs the source notebook in Jupyter, this function runs the same check in the kernel
+itself (fresh inputs, the same judging code) and raises ``AssertionError`` with the feedback text if
+the answer fails, so model answers can be checked while writing them.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import secrets
+
+from grader import kernel_probe
+from grader.checks import get_check
+from grader.checks.api import Verdict
+
+
+def probe(name: str, namespace: dict | None = None) -> Verdict:
+    """Judge the caller's ``name`` (function or answer variable) against the reference, in-process."""
+    if namespace is None:
+        namespace = inspect.currentframe().f_back.f_globals
+    check = get_check(name)
+    cases = check.draw_cases(secrets.randbits(63))
+    plan = check.plan(cases, token="interactive")
+    report = json.loads(json.dumps(kernel_probe.collect(plan, namespace), allow_nan=False))
+    verdict = check.decide(cases, report)
+    if not verdict.passed:
+        raise AssertionError(verdict.explain())
+    return verdict

@@ -1,0 +1,238 @@
+"""Trusted verdicts: nbgrader preprocessors that decide hidden checks outside the student's kernel.
+
+The course's ``nbgrader_config.py`` puts them around the execute step of ``nbgrader autograde``::
+
+    PrepareProbes -> (Sandboxed)Execute -> DecideVerdicts -> ... -> SaveAutoGrades
+
+``PrepareProbes`` reads, from the gradebook (not from the submission), which test cells hold a
+hidden ``probe("<name>")``; draws this run's inputs from a secret seed; and replaces each such cell's
+source by self-contained code that only calls the student's function and reports the raw results.
+The plan of inputs is kept in the cell's metadata, which the kernel cannot touch.
+
+``DecideVerdicts`` reads exactly one report from each probe cell's outputs, rejects anything missing,
+duplicated, oversized, malformed or answering another plan (fail closed: no points), judges it with
+``grader.checks`` against ``solutions``, replaces the cell's outputs by the verdict in the form
+nbgrader scores (no output: full marks; a number: partial credit; an error: zero) and restores the
+instructor's source.
+"""
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from pathlib import Path
+
+from nbformat.notebooknode import NotebookNode, from_dict
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Integer
+
+from grader import kernel_probe
+from grader.checks import get_check
+from grader.checks.api import Case, Verdict
+
+PROBE_CALL = re.compile(r"""^\s*probe\(\s*["'](?P<name>\w+)["']\s*\)\s*$""", re.MULTILINE)
+METADATA_KEY = "scaled_attention_lab"
+MAX_REPORT_BYTES = 2_000_000
+_KERNEL_PROBE_SOURCE = Path(kernel_probe.__file__).read_text(encoding="utf-8")
+
+
+class ProbeConfigError(ValueError):
+    """A test cell of the course is not a valid probe cell (an instructor's mistake, not a student's)."""
+
+
+def probe_names(source: str) -> list[str]:
+    """The check names of the ``probe("<name>")`` lines in a test cell's source."""
+    return [m.group("name") for m in PROBE_CALL.finditer(source)]
+
+
+def injected_source(plan: dict) -> str:
+    """The cell source the kernel runs: the probe module, then one report of ``plan``."""
+    return (
+        f"# Graded by the course's grader: this cell reports what `{plan['check']}` returns.\n"
+        "def __grader_probe():\n"
+        "    namespace = {}\n"
+        f"    exec(compile({_KERNEL_PROBE_SOURCE!r}, 'grader_probe', 'exec'), namespace)\n"
+        f"    namespace['report'](namespace['json'].loads({json.dumps(plan)!r}), globals())\n"
+        "__grader_probe()\n"
+        "del __grader_probe\n"
+    )
+
+
+class PrepareProbes(NbGraderPreprocessor):
+    """Replace each probe cell's source by this run's probe code; keep the plan in cell metadata."""
+
+    seed = Integer(
+        None, allow_none=True,
+        help="Fixed seed for the hidden inputs (reproducing one run); None draws a secret seed per notebook.",
+    ).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        trusted = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"])
+        seed = self.seed if self.seed is not None else secrets.randbits(63)
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if cell.cell_type != "code" or grade_id not in trusted:
+                continue
+            source, points = trusted[grade_id]
+            names = probe_names(source)
+            if len(names) != 1:
+                raise ProbeConfigError(f"test cell {grade_id!r} must hold exactly one probe(\"<name>\") line, found {len(names)}")
+            # The gradebook, not the submission, says what this cell is worth.
+            cell.metadata["nbgrader"].update(grade=True, solution=False, locked=True, points=points)
+            check = get_check(names[0])
+            cases = check.draw_cases(seed)
+            token = secrets.token_hex(8)
+            cell.metadata[METADATA_KEY] = {
+                "check": check.name,
+                "token": token,
+                "cases": [case.to_wire() for case in cases],
+                "source": source,
+            }
+            cell.source = injected_source(check.plan(cases, token))
+        return nb, resources
+
+
+def probe_cells_from_gradebook(db_url, notebook_id, assignment_id) -> dict[str, tuple[str, float]]:
+    """grade_id -> (instructor source, points) of every test cell of the notebook holding a probe line."""
+    with Gradebook(db_url) as gb:
+        try:
+            notebook = gb.find_notebook(notebook_id, assignment_id)
+        except MissingEntry:
+            return {}
+        points = {cell.name: float(cell.max_score) for cell in notebook.grade_cells}
+        return {cell.name: (cell.source, points.get(cell.name, 0.0)) for cell in notebook.source_cells
+                if cell.name in points and probe_names(cell.source or "")}
+
+
+class DecideVerdicts(NbGraderPreprocessor):
+    """Judge each probe cell's report with the reference and write nbgrader-readable outputs."""
+
+    def preprocess(self, nb, resources):
+        verdicts = resources.setdefault("verdicts", {})
+        for cell in nb.cells:
+            record = cell.metadata.pop(METADATA_KEY, None)
+            if record is None:
+                continue
+            points = float(cell.metadata["nbgrader"].get("points", 0))
+            verdict = judge_cell(cell.outputs, record)
+            verdicts[cell.metadata["nbgrader"]["grade_id"]] = verdict
+            cell.outputs = verdict_outputs(verdict, points)
+            cell.source = record["source"]
+        return nb, resources
+
+
+def judge_cell(outputs, record) -> Verdict:
+    """The verdict for one probe cell from its raw outputs; malformed or missing reports score zero."""
+    check = get_check(record["check"])
+    cases = [Case.from_wire(c) for c in record["cases"]]
+    reports = [o for o in outputs if o.get("output_type") in ("display_data", "execute_result")
+               and kernel_probe.PROBE_MIME in o.get("data", {})]
+    if not reports:
+        return Verdict(check.name, 0.0, [], problem=_missing_report_reason(outputs, check.name))
+    if len(reports) > 1:
+        return Verdict(check.name, 0.0, [], problem="the grader received more than one report from this cell; "
+                       "printing or displaying from background threads is not allowed while tests run.")
+    raw = reports[0]["data"][kernel_probe.PROBE_MIME]
+    if not isinstance(raw, str) or len(raw) > MAX_REPORT_BYTES:
+        return Verdict(check.name, 0.0, [], problem="your function's output is too large to grade.")
+    try:
+        report = json.loads(raw)
+        _validate_report(report, record, len(cases), check.kind)
+    except (ValueError, KeyError, TypeError) as exc:
+        return Verdict(check.name, 0.0, [], problem=f"the grader could not read this cell's report ({exc}).")
+    try:
+        return check.decide(cases, report)
+    except (ValueError, KeyError, TypeError) as exc:
+        return Verdict(check.name, 0.0, [], problem=f"the grader could not read your function's output ({exc}).")
+
+
+def _missing_report_reason(outputs, name: str) -> str:
+    for output in outputs:
+        if output.get("output_type") == "error":
+            return (f"the test of `{name}` did not finish: {output.get('ename')}: {output.get('evalue', '')}"[:600]
+                    + " — an earlier cell may have crashed the kernel, looped for ever, or changed how cells run.")
+    return (f"the test of `{name}` reported nothing; code in your notebook may have changed how cells run "
+            "or what they display.")
+
+
+def _validate_report(report, record, n_cases: int, kind: str) -> None:
+    if not isinstance(report, dict):
+        raise ValueError("not an object")
+    if report.get("check") != record["check"] or report.get("token") != record["token"]:
+        raise ValueError("it answers another test")
+    if report.get("undefined") is True or "not_callable" in report:
+        return
+    if kind == "value":
+        _validate_wire(report["value"])
+        return
+    results = report["results"]
+    if not isinstance(results, list) or len(results) != n_cases:
+        raise ValueError("wrong number of results")
+    for outcome in results:
+        if not isinstance(outcome, dict):
+            raise ValueError("a result is not an object")
+        if "ok" in outcome:
+            _validate_wire(outcome["ok"])
+        elif not (isinstance(outcome.get("raised"), str) and isinstance(outcome.get("message"), str)):
+            raise ValueError("a result is neither a value nor an error")
+
+
+def _validate_wire(wire, depth: int = 0) -> None:
+    """Reject wire data whose structure does not match the format of ``grader.kernel_probe``."""
+    if depth > 8 or not isinstance(wire, dict) or not isinstance(wire.get("t"), str):
+        raise ValueError("malformed value")
+    kind = wire["t"]
+    if kind in ("tuple", "list"):
+        if not isinstance(wire["items"], list):
+            raise ValueError("malformed sequence")
+        for item in wire["items"]:
+            _validate_wire(item, depth + 1)
+    elif kind == "dict":
+        if not isinstance(wire["items"], dict):
+            raise ValueError("malformed dict")
+        for item in wire["items"].values():
+            _validate_wire(item, depth + 1)
+    elif kind == "ndarray" and "data" in wire:
+        shape = wire["shape"]
+        if not (isinstance(shape, list) and all(isinstance(n, int) and n >= 0 for n in shape)):
+            raise ValueError("malformed shape")
+        size = 1
+        for n in shape:
+            size *= n
+        data = wire["data"]
+        if not isinstance(data, list) or len(data) != size:
+            raise ValueError("array data does not match its shape")
+        if not all(isinstance(v, (int, float, bool)) or v in ("nan", "inf", "-inf") for v in data):
+            raise ValueError("array data is not numbers")
+        kernel_probe.decode(wire)  # dtype must be a real dtype
+    elif "v" in wire:
+        if not isinstance(wire["v"], (int, float, bool, str)):
+            raise ValueError("malformed scalar")
+    elif kind != "NoneType" and not isinstance(wire.get("repr"), str):
+        raise ValueError("malformed value")
+
+
+def verdict_outputs(verdict: Verdict, points: float) -> list[NotebookNode]:
+    """Outputs that make nbgrader score ``points * verdict.fraction`` and show why.
+
+    nbgrader reads a test cell as: an error output -> 0; an execute_result holding a number -> that
+    many points; otherwise full points. Feedback text goes in a stdout stream before the number.
+    """
+    text = verdict.explain()
+    if verdict.passed:
+        return [_stream(f"✓ {text}\n")]
+    earned = round(points * verdict.fraction, 2)
+    if earned <= 0:
+        return [from_dict({"output_type": "error", "ename": "CheckFailed", "evalue": text,
+                           "traceback": ["CheckFailed: " + line for line in text.splitlines()]})]
+    return [
+        _stream(f"✗ {text}\nPartial credit: {earned:g} of {points:g} points.\n"),
+        from_dict({"output_type": "execute_result", "execution_count": None, "metadata": {},
+                   "data": {"text/plain": repr(float(earned))}}),
+    ]
+
+
+def _stream(text: str) -> NotebookNode:
+    return from_dict({"output_type": "stream", "name": "stdout", "text": text})

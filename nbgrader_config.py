@@ -1,0 +1,38 @@
+"""nbgrader settings of the course. Plain `nbgrader ...` commands run from this folder use them."""
+from nbgrader.preprocessors import (
+    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
+    GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades,
+)
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+
+from grader.sandbox import SandboxedExecute
+from grader.verdicts import DecideVerdicts, PrepareProbes
+
+c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
+
+c.CourseDirectory.course_id = "scaled-attention-lab"
+c.CourseDirectory.db_url = "sqlite:///gradebook.db?timeout=60"
+
+# Student versions: a function body becomes this stub; deleted test cells come back when grading.
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.OverwriteCells.add_missing_cells = True
+
+# Grading: hidden checks are decided outside the student's kernel (grader.verdicts), the kernel
+# runs sandboxed (grader.sandbox). Because DecideVerdicts rewrites every test cell's outputs, a
+# RuntimeWarning printed to stderr by a correct answer no longer zeroes the cell.
+c.Autograde.autograde_preprocessors = [
+    PrepareProbes,
+    SandboxedExecute,
+    DecideVerdicts,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
+]
+c.SandboxedExecute.timeout = 30
+c.SandboxedExecute.require_sandbox = True
+
+# Feedback never carries hidden test source (nor, by construction, expected values).
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
