@@ -1,4 +1,6 @@
 """nbgrader settings of the course. Plain `nbgrader ...` commands run from this folder use them."""
+from pathlib import Path
+
 from nbgrader.preprocessors import (
     AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
     GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades,
@@ -11,7 +13,10 @@ from grader.verdicts import DecideVerdicts, PrepareProbes
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
 c.CourseDirectory.course_id = "scaled-attention-lab"
-c.CourseDirectory.db_url = "sqlite:///gradebook.db?timeout=60"
+# The course root is the folder of this file; a busy timeout lets parallel graders share the gradebook.
+COURSE_ROOT = Path(__file__).resolve().parent
+c.CourseDirectory.root = str(COURSE_ROOT)
+c.CourseDirectory.db_url = f"sqlite:///{COURSE_ROOT / 'gradebook.db'}?timeout=60"
 
 # Student versions: a function body becomes this stub; deleted test cells come back when grading.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

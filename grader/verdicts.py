@@ -29,7 +29,7 @@ from traitlets import Integer
 
 from grader import kernel_probe
 from grader.checks import get_check
-from grader.checks.api import Case, Verdict
+from grader.checks.api import NO_REPORT, Case, Verdict
 
 PROBE_CALL = re.compile(r"""^\s*probe\(\s*["'](?P<name>\w+)["']\s*\)\s*$""", re.MULTILINE)
 METADATA_KEY = "scaled_attention_lab"
@@ -130,22 +130,22 @@ def judge_cell(outputs, record) -> Verdict:
     reports = [o for o in outputs if o.get("output_type") in ("display_data", "execute_result")
                and kernel_probe.PROBE_MIME in o.get("data", {})]
     if not reports:
-        return Verdict(check.name, 0.0, [], problem=_missing_report_reason(outputs, check.name))
+        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=_missing_report_reason(outputs, check.name))
     if len(reports) > 1:
-        return Verdict(check.name, 0.0, [], problem="the grader received more than one report from this cell; "
+        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem="the grader received more than one report from this cell; "
                        "printing or displaying from background threads is not allowed while tests run.")
     raw = reports[0]["data"][kernel_probe.PROBE_MIME]
     if not isinstance(raw, str) or len(raw) > MAX_REPORT_BYTES:
-        return Verdict(check.name, 0.0, [], problem="your function's output is too large to grade.")
+        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem="your function's output is too large to grade.")
     try:
         report = json.loads(raw)
         _validate_report(report, record, len(cases), check.kind)
     except (ValueError, KeyError, TypeError) as exc:
-        return Verdict(check.name, 0.0, [], problem=f"the grader could not read this cell's report ({exc}).")
+        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read this cell's report ({exc}).")
     try:
         return check.decide(cases, report)
     except (ValueError, KeyError, TypeError) as exc:
-        return Verdict(check.name, 0.0, [], problem=f"the grader could not read your function's output ({exc}).")
+        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read your function's output ({exc}).")
 
 
 def _missing_report_reason(outputs, name: str) -> str:
@@ -222,17 +222,26 @@ def verdict_outputs(verdict: Verdict, points: float) -> list[NotebookNode]:
     """
     text = verdict.explain()
     if verdict.passed:
-        return [_stream(f"✓ {text}\n")]
+        return [_feedback_display(f"✓ {text}\n", verdict)]
     earned = round(points * verdict.fraction, 2)
     if earned <= 0:
-        return [from_dict({"output_type": "error", "ename": "CheckFailed", "evalue": text,
-                           "traceback": ["CheckFailed: " + line for line in text.splitlines()]})]
+        return [_feedback_display(f"✗ {text}\n", verdict),
+                from_dict({"output_type": "error", "ename": "CheckFailed", "evalue": text.splitlines()[0],
+                           "traceback": ["CheckFailed: no points for this test (see above)."]})]
     return [
-        _stream(f"✗ {text}\nPartial credit: {earned:g} of {points:g} points.\n"),
+        _feedback_display(f"✗ {text}\nPartial credit: {earned:g} of {points:g} points.\n", verdict),
         from_dict({"output_type": "execute_result", "execution_count": None, "metadata": {},
                    "data": {"text/plain": repr(float(earned))}}),
     ]
 
 
-def _stream(text: str) -> NotebookNode:
-    return from_dict({"output_type": "stream", "name": "stdout", "text": text})
+def _feedback_display(text: str, verdict: Verdict) -> NotebookNode:
+    # Streams carry no metadata in nbformat, so the machine-readable verdict rides on a display.
+    return from_dict({"output_type": "display_data", "data": {"text/plain": text},
+                      "metadata": {METADATA_KEY: verdict.record()}})
+
+
+def verdict_records(cell) -> list[dict]:
+    """The verdict summaries written into an autograded cell's outputs by DecideVerdicts."""
+    return [o["metadata"][METADATA_KEY] for o in cell.get("outputs", [])
+            if METADATA_KEY in o.get("metadata", {})]

@@ -21,6 +21,7 @@ import numpy as np
 from grader import kernel_probe
 
 # The escalation order of what can be wrong with one case, most basic first.
+NO_REPORT = "no report"  # the cell never reported (crash, timeout, tampering): decided by grader.verdicts
 NOT_DEFINED = "not defined"
 RAISED = "raised an error"
 WRONG_TYPE = "wrong type"
@@ -28,7 +29,7 @@ WRONG_SHAPE = "wrong shape"
 NOT_FINITE = "not finite"
 INACCURATE = "inaccurate"
 MISSED_BAD_INPUT = "accepted bad input"
-STAGES = (NOT_DEFINED, RAISED, WRONG_TYPE, WRONG_SHAPE, NOT_FINITE, MISSED_BAD_INPUT, INACCURATE)
+STAGES = (NO_REPORT, NOT_DEFINED, RAISED, WRONG_TYPE, WRONG_SHAPE, NOT_FINITE, MISSED_BAD_INPUT, INACCURATE)
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,16 @@ class Verdict:
     cases: list[CaseVerdict]
     problem: str | None = None  # the first thing wrong, for the student
     misconception: Misconception | None = None
+    stage: str | None = None  # the escalation stage of that first problem
+
+    def record(self) -> dict:
+        """A JSON-safe summary for class reports (no inputs, no expected values)."""
+        return {
+            "check": self.check,
+            "fraction": round(self.fraction, 6),
+            "stage": self.stage,
+            "misconception": self.misconception.name if self.misconception else None,
+        }
 
     @property
     def passed(self) -> bool:
@@ -215,12 +226,12 @@ class Check:
     def decide(self, cases: Sequence[Case], report: Mapping) -> Verdict:
         """Judge a kernel report (already checked to be well-formed) against the reference."""
         if report.get("undefined"):
-            return Verdict(self.name, 0.0, [], problem=f"{NOT_DEFINED}: `{self.name}` does not exist "
-                           "after running your notebook; run the cell that defines it and check the name.")
+            return Verdict(self.name, 0.0, [], stage=NOT_DEFINED, problem=f"{NOT_DEFINED}: `{self.name}` does "
+                           "not exist after running your notebook; run the cell that defines it and check the name.")
         if "not_callable" in report:
             got = report["not_callable"]["t"]
-            return Verdict(self.name, 0.0, [], problem=f"{WRONG_TYPE}: `{self.name}` should be a function, "
-                           f"but it is a {got}.")
+            return Verdict(self.name, 0.0, [], stage=WRONG_TYPE, problem=f"{WRONG_TYPE}: `{self.name}` should "
+                           f"be a function, but it is a {got}.")
         if self.kind == "value":
             verdict = self._judge_value(report["value"])
             return self._with_misconception(verdict, [(None, report["value"])])
@@ -229,11 +240,11 @@ class Check:
         total = sum(v.weight for v in verdicts) or 1.0
         fraction = sum(v.weight for v in verdicts if v.passed) / total
         failing = [v for v in verdicts if not v.passed]
-        problem = None
+        problem = stage = None
         if failing:
             first = min(failing, key=lambda v: STAGES.index(v.stage))
-            problem = f"{first.stage} — on {first.label}: {first.detail}"
-        verdict = Verdict(self.name, fraction, verdicts, problem=problem)
+            problem, stage = f"{first.stage} — on {first.label}: {first.detail}", first.stage
+        verdict = Verdict(self.name, fraction, verdicts, problem=problem, stage=stage)
         wrong = [(case, outcome.get("ok")) for case, outcome, v in zip(cases, results, verdicts)
                  if not v.passed and "ok" in outcome]
         return self._with_misconception(verdict, wrong)
@@ -246,7 +257,7 @@ class Check:
         if outcome is None:
             return Verdict(self.name, 1.0, [])
         stage, detail = outcome
-        return Verdict(self.name, 0.0, [], problem=f"{stage}: {detail}")
+        return Verdict(self.name, 0.0, [], problem=f"{stage}: {detail}", stage=stage)
 
     def _judge_case(self, case: Case, outcome: Mapping) -> CaseVerdict:
         if "raised" in outcome:

@@ -1,0 +1,356 @@
+"""Hidden checks of assignment 03_readout: exponentials stretch ratios, softmax allocates (AR07, AM12, AM13).
+
+One :class:`Check` per item of the student API. Inputs are drawn per grading run; each function
+check covers the edge cases its contract names (large β, batches, d = 1, float32 input, invalid
+input that must raise ``ValueError``). ``retrieval_accuracy`` is stochastic, so a custom judge
+compares the student's rate with the reference accuracy within statistical bounds.
+"""
+from __future__ import annotations
+
+import zlib
+from functools import lru_cache
+
+import numpy as np
+
+import solutions
+from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Case, Check, Misconception, RngSeed
+from solutions.misconceptions import relative_weight_without_exponent
+
+# ---- wrong variants not in solutions.misconceptions (same signatures as the API functions) ----
+
+
+def exp_weights_without_beta(scores, beta):
+    """exp(s): the sharpness β is left out of the exponent."""
+    solutions.exp_weights(scores, 0.0)  # the same argument checks as the reference
+    return np.exp(np.asarray(scores, dtype=np.float64))
+
+
+def exp_weights_beta_as_temperature(scores, beta):
+    """exp(s / β): β used as a temperature (dividing) instead of a sharpness (multiplying)."""
+    solutions.exp_weights(scores, 0.0)
+    return np.exp(np.asarray(scores, dtype=np.float64) / float(beta))
+
+
+def relative_weight_inverted(s_target, s_other, beta):
+    """exp(β(s_target − s_other)): the target relative to the other entry instead of the reverse."""
+    return solutions.relative_weight(s_other, s_target, beta)
+
+
+def relative_weight_without_beta(s_target, s_other, beta):
+    """exp(s_other − s_target): the sharpness β is left out."""
+    return solutions.relative_weight(s_target, s_other, 1.0)
+
+
+def normalize_columns(X):
+    """Each column scaled to unit length instead of each row."""
+    return solutions.normalize_rows(np.asarray(X, dtype=np.float64).T).T
+
+
+def normalize_rows_by_abs_sum(X):
+    """Each row divided by the sum of its absolute entries (L1) instead of its Euclidean length."""
+    solutions.normalize_rows(X)  # the same argument checks, including the zero row
+    X = np.asarray(X, dtype=np.float64)
+    return X / np.abs(X).sum(axis=1, keepdims=True)
+
+
+def softmax_readout_without_beta(K, V, x, beta):
+    """Vᵀ softmax(K x): the sharpness β is left out of the scores."""
+    solutions.softmax_readout(K, V, x, beta)  # the same argument checks as the reference
+    return solutions.softmax_readout(K, V, x, 1.0)
+
+
+def softmax_readout_unnormalised(K, V, x, beta):
+    """Vᵀ exp(β K x): the exponentials are used as weights without dividing by their sum."""
+    solutions.softmax_readout(K, V, x, beta)
+    K, V, x = (np.asarray(a, dtype=np.float64) for a in (K, V, x))
+    weights = np.exp(float(beta) * (K @ x))  # [n]
+    return V.T @ weights, weights
+
+
+# ---- cases ------------------------------------------------------------------------------------
+
+
+def _unit_rows(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    """n random unit vectors in R^d as rows, [n, d]."""
+    rows = rng.standard_normal((n, d))
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def _exp_weights_cases(rng: np.random.Generator) -> list[Case]:
+    n = int(rng.integers(3, 9))
+    a, b = (int(v) for v in rng.integers(2, 6, size=2))
+    beta = round(float(rng.uniform(0.5, 5.0)), 3)
+    return [
+        Case(f"{n} scores in [-2, 2], beta = {beta}", (rng.uniform(-2, 2, n), beta)),
+        Case(f"a batch of scores of shape ({a}, {b})", (rng.uniform(-3, 3, (a, b)), float(rng.uniform(0.5, 3.0)))),
+        Case("a single score (a Python float)", (float(rng.uniform(-1, 1)), float(rng.uniform(1.0, 4.0)))),
+        Case("beta = 0", (rng.uniform(-2, 2, n), 0.0)),
+        Case("large beta (200) with scores in [-1, 0]", (rng.uniform(-1, 0, n), 200.0)),
+        Case("float32 scores", (rng.uniform(-2, 2, n).astype(np.float32), float(rng.uniform(1.0, 4.0)))),
+    ]
+
+
+def _relative_weight_cases(rng: np.random.Generator) -> list[Case]:
+    n = int(rng.integers(3, 9))
+    return [
+        Case("two scalar scores (Python floats)",
+             (float(rng.uniform(0.5, 1.0)), float(rng.uniform(-0.5, 0.4)), float(rng.uniform(1.0, 6.0)))),
+        Case(f"arrays of {n} target and {n} other scores",
+             (rng.uniform(0.2, 1.0, n), rng.uniform(-1.0, 1.0, n), float(rng.uniform(1.0, 6.0)))),
+        Case(f"one target score against {n} other scores (broadcasting)",
+             (np.array(float(rng.uniform(0.5, 1.0))), rng.uniform(-1.0, 1.0, n), float(rng.uniform(1.0, 6.0)))),
+        Case("the other entry scores higher than the target",
+             (float(rng.uniform(0.1, 0.4)), float(rng.uniform(0.5, 1.0)), float(rng.uniform(1.0, 6.0)))),
+        Case("large beta (50) with nearby scores",
+             (rng.uniform(0.5, 1.0, n), rng.uniform(0.3, 0.9, n), 50.0)),
+        Case("float32 scores", (rng.uniform(0.2, 1.0, n).astype(np.float32),
+                                rng.uniform(-1.0, 1.0, n).astype(np.float32), float(rng.uniform(1.0, 6.0)))),
+        Case("s_target of shape (3,) and s_other of shape (4,) (they do not broadcast)",
+             (rng.uniform(0, 1, 3), rng.uniform(0, 1, 4), 2.0), weight=0.5, raises="ValueError"),
+    ]
+
+
+def _normalize_rows_cases(rng: np.random.Generator) -> list[Case]:
+    n, d = (int(v) for v in rng.integers(2, 8, size=2))
+    lengths = 10.0 ** rng.uniform(-6, 6, size=(n, 1))
+    with_zero_row = rng.standard_normal((n, d))
+    with_zero_row[int(rng.integers(n))] = 0.0
+    return [
+        Case(f"{n} random rows of width {d}", (rng.standard_normal((n, d)),)),
+        Case("rows of very different lengths (1e-6 to 1e6)", (lengths * _unit_rows(rng, n, d),)),
+        Case("one column (d = 1)", (rng.standard_normal((n, 1)),)),
+        Case("a single row", (rng.standard_normal((1, d)),)),
+        Case("float32 input", (rng.standard_normal((n, d)).astype(np.float32),)),
+        Case("a list of lists", (rng.uniform(-3, 3, (n, d)).tolist(),)),
+        Case("one row is all zeros", (with_zero_row,), weight=0.5, raises="ValueError"),
+    ]
+
+
+def _softmax_readout_case(label: str, rng: np.random.Generator, n: int, d: int, d_v: int, beta: float,
+                          dtype=np.float64) -> Case:
+    K = _unit_rows(rng, n, d)
+    V = rng.standard_normal((n, d_v))
+    query = K[int(rng.integers(n))] + 0.3 * rng.standard_normal(d)
+    x = query / np.linalg.norm(query)
+    return Case(label, (K.astype(dtype), V.astype(dtype), x.astype(dtype), beta))
+
+
+def _softmax_readout_cases(rng: np.random.Generator) -> list[Case]:
+    n, d, d_v = (int(v) for v in rng.integers(3, 9, size=3))
+    beta = round(float(rng.uniform(1.0, 8.0)), 3)
+    bad = _softmax_readout_case("x whose length differs from the key width d", rng, n, d, d_v, 2.0)
+    return [
+        _softmax_readout_case(f"{n} unit keys in d = {d}, values of width {d_v}, beta = {beta}", rng, n, d, d_v, beta),
+        _softmax_readout_case("large beta (1000)", rng, n, d, d_v, 1000.0),
+        _softmax_readout_case("beta = 0", rng, n, d, d_v, 0.0),
+        _softmax_readout_case("keys of width d = 1", rng, n, 1, d_v, 4.0),
+        _softmax_readout_case("a single stored key (n = 1)", rng, 1, d, d_v, 4.0),
+        _softmax_readout_case("float32 inputs", rng, n, d, d_v, 4.0, dtype=np.float32),
+        Case(bad.label, (bad.args[0], bad.args[1], np.append(bad.args[2], 0.5), 2.0), weight=0.5, raises="ValueError"),
+    ]
+
+
+# ---- retrieval_accuracy: a statistical judge ---------------------------------------------------
+
+#: Standard errors of slack around the expected accuracy.
+RETRIEVAL_Z = 5.0
+#: Trials behind each expected accuracy (one reference run per distinct setting, cached).
+RETRIEVAL_REFERENCE_TRIALS = 8000
+
+
+@lru_cache(maxsize=256)
+def expected_accuracy(n_pairs: int, d: int, beta: float, readout: str) -> float:
+    """The reference's success rate over RETRIEVAL_REFERENCE_TRIALS trials, with a seed fixed by the setting."""
+    seed = zlib.crc32(repr((n_pairs, d, beta, readout)).encode())
+    rng = np.random.default_rng(seed)
+    return solutions.retrieval_accuracy(n_pairs, d, beta, RETRIEVAL_REFERENCE_TRIALS, rng, readout=readout)
+
+
+def retrieval_tolerance(expected: float, n_trials: int) -> float:
+    """Largest acceptable |rate − expected| for a correct n_trials-trial estimate.
+
+    A correct student's rate is a binomial proportion: its standard error is sqrt(p(1−p)/n_trials),
+    and the reference's own estimate adds p(1−p)/N to the variance (N = RETRIEVAL_REFERENCE_TRIALS).
+    Near p = 0 or 1 the count of failures is Poisson rather than normal, so p(1−p) is floored at
+    2/n_trials and 3/n_trials is added: a correct estimate then falls outside with probability
+    below about 1e-5 for every p.
+    """
+    p = min(max(expected, 0.0), 1.0)
+    spread = p * (1.0 - p)
+    variance = max(spread, 2.0 / n_trials) / n_trials + spread / RETRIEVAL_REFERENCE_TRIALS
+    return RETRIEVAL_Z * float(np.sqrt(variance)) + 3.0 / n_trials
+
+
+def _is_real_scalar(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def judge_retrieval_accuracy(case: Case, value):
+    """None when ``value`` is a plausible success rate for the case's setting; else (stage, detail)."""
+    if not _is_real_scalar(value):
+        return WRONG_TYPE, f"expected the success rate as one float, got a {type(value).__name__}."
+    rate = float(value)
+    if not np.isfinite(rate):
+        return NOT_FINITE, "your success rate is nan or inf."
+    if not 0.0 <= rate <= 1.0:
+        return INACCURATE, "a success rate lies between 0 and 1."
+    n_pairs, d, beta, n_trials = case.args[:4]
+    readout = case.kwargs.get("readout", "softmax")
+    successes = rate * n_trials
+    if abs(successes - round(successes)) > 1e-6:
+        return INACCURATE, f"a success rate over {n_trials} trials is a whole number of successes divided by {n_trials}."
+    expected = expected_accuracy(n_pairs, d, beta, readout)
+    tolerance = retrieval_tolerance(expected, n_trials)
+    if abs(rate - expected) <= tolerance:
+        return None
+    detail = (f"your rate is further from the expected accuracy than {RETRIEVAL_Z:g} standard errors "
+              f"of a {n_trials}-trial estimate allow.")
+    for description, alternative in _retrieval_alternatives(n_pairs, d, beta, readout):
+        if abs(rate - alternative) <= retrieval_tolerance(alternative, n_trials):
+            return INACCURATE, f"{detail} It is consistent with {description}."
+    return INACCURATE, detail
+
+
+def _retrieval_alternatives(n_pairs: int, d: int, beta: float, readout: str):
+    """(description, expected accuracy) of the wrong read-outs a student may have computed."""
+    if readout == "softmax":
+        yield "the linear read-out Vᵀ K x (is `readout` used?)", expected_accuracy(n_pairs, d, beta, "linear")
+        if beta != 1.0:
+            yield "softmax without beta, Vᵀ softmax(K x) (is `beta` used?)", expected_accuracy(n_pairs, d, 1.0, "softmax")
+    else:
+        yield "the softmax read-out (is `readout` used?)", expected_accuracy(n_pairs, d, beta, "softmax")
+
+
+def _retrieval_cases(rng: np.random.Generator) -> list[Case]:
+    def seed() -> RngSeed:
+        return RngSeed(int(rng.integers(2**31)))
+
+    n_soft = int(rng.choice([16, 24, 32]))
+    beta = float(rng.choice([2.0, 3.0]))
+    n_default = int(rng.choice([16, 24]))
+    n_linear = int(rng.choice([16, 24, 32]))
+    return [
+        Case(f"softmax read-out, n_pairs = {n_soft}, d = 8, beta = {beta:g}, 1000 trials",
+             (n_soft, 8, beta, 1000, seed()), {"readout": "softmax"}),
+        Case(f"default read-out, n_pairs = {n_default}, d = 8, beta = 2, 1000 trials",
+             (n_default, 8, 2.0, 1000, seed())),
+        Case(f"linear read-out, n_pairs = {n_linear}, d = 16, beta = 1, 1000 trials",
+             (n_linear, 16, 1.0, 1000, seed()), {"readout": "linear"}),
+        Case("softmax read-out with large beta (1000), n_pairs = 16, d = 8, 500 trials",
+             (16, 8, 1000.0, 500, seed()), {"readout": "softmax"}),
+        Case("a single stored pair, d = 8, 200 trials", (1, 8, 4.0, 200, seed()), {"readout": "softmax"}),
+        Case('readout = "cosine" (not a read-out of the contract)', (8, 8, 2.0, 10, seed()),
+             {"readout": "cosine"}, weight=0.5, raises="ValueError"),
+    ]
+
+
+# ---- the checks -------------------------------------------------------------------------------
+
+CHECKS = [
+    Check(
+        name="exp_weights",
+        reference=solutions.exp_weights,
+        cases=_exp_weights_cases,
+        lesson="AR07/b0",
+        misconceptions=[
+            Misconception("beta left out", "your weights equal exp(s): without the sharpness β the "
+                          "exponentials stretch score differences far less than exp(β·s)", "AR07/b0",
+                          exp_weights_without_beta),
+            Misconception("beta as a temperature", "your weights equal exp(s / β): dividing by β flattens "
+                          "the scores where multiplying by the sharpness β should stretch them", "AR07/b0",
+                          exp_weights_beta_as_temperature),
+        ],
+    ),
+    Check(
+        name="relative_weight",
+        reference=solutions.relative_weight,
+        cases=_relative_weight_cases,
+        lesson="AR07/b1",
+        misconceptions=[
+            Misconception("ratio before exponentiating", "your value is the raw score ratio s_other / s_target: "
+                          "without exponentiating, 1.0 vs 0.6 stays 0.6 instead of shrinking to exp(−1.6)",
+                          "AR07/b1", relative_weight_without_exponent),
+            Misconception("ratio inverted", "your value is exp(β(s_target − s_other)), the target relative to "
+                          "the other entry, which is the reciprocal of the asked weight", "AR07/b1",
+                          relative_weight_inverted),
+            Misconception("beta left out", "your value is exp(s_other − s_target): without the sharpness β "
+                          "the exponential does not stretch the score difference", "AR07/b1",
+                          relative_weight_without_beta),
+        ],
+    ),
+    Check(
+        name="normalize_rows",
+        reference=solutions.normalize_rows,
+        cases=_normalize_rows_cases,
+        lesson="AM13",
+        misconceptions=[
+            Misconception("columns instead of rows", "your columns have unit length, not your rows: the norm "
+                          "was taken over axis 0 instead of axis 1", "AM13", normalize_columns),
+            Misconception("divided by the sum", "your rows are divided by the sum of their absolute entries, "
+                          "so their Euclidean length is below one", "AM13", normalize_rows_by_abs_sum),
+        ],
+    ),
+    Check(
+        name="softmax_readout",
+        reference=solutions.softmax_readout,
+        cases=_softmax_readout_cases,
+        lesson="AM12",
+        misconceptions=[
+            Misconception("beta left out", "your read-out equals Vᵀ softmax(K x): without the sharpness β the "
+                          "weights stay nearly uniform over the keys", "AM13", softmax_readout_without_beta),
+            Misconception("not normalised", "your weights are exp(β K x) without dividing by their sum, so "
+                          "they do not allocate one unit of weight among the keys", "AR07/b1",
+                          softmax_readout_unnormalised),
+        ],
+    ),
+    Check(
+        name="retrieval_accuracy",
+        reference=solutions.retrieval_accuracy,
+        cases=_retrieval_cases,
+        judge=judge_retrieval_accuracy,
+        lesson="AR07/b2",
+    ),
+    Check(
+        name="answer_ab_exp",
+        reference=solutions.answer_ab_exp,
+        lesson="AR07/b0",
+        misconceptions=[
+            Misconception("beta left out", "your values are exp(1) and exp(0.6): the sharpness β = 4 belongs "
+                          "in the exponent", "AR07/b0", np.exp(np.array(solutions.AB_SCORES))),
+        ],
+    ),
+    Check(
+        name="answer_ab_ratio",
+        reference=solutions.answer_ab_ratio,
+        lesson="AR07/b1",
+        misconceptions=[
+            Misconception("ratio before exponentiating", "0.6 is the ratio of the raw scores: exponentials "
+                          "stretch it to exp(4·(0.6 − 1)), far below 0.6", "AR07/b1", 0.6),
+            Misconception("ratio inverted", "your value is A relative to B; the question asks for B relative "
+                          "to A, the reciprocal", "AR07/b1", float(np.exp(1.6))),
+        ],
+    ),
+    Check(
+        name="answer_ab_weights",
+        reference=solutions.answer_ab_weights,
+        lesson="AR07/b1",
+        misconceptions=[
+            Misconception("normalised before exponentiating", "your weights are [1, 0.6] / 1.6: normalising "
+                          "the raw scores skips the exponentials that stretch their ratio", "AR07/b1",
+                          np.array([1.0, 0.6]) / 1.6),
+            Misconception("beta left out", "your weights are softmax([1, 0.6]) without the sharpness β = 4, "
+                          "so they stay close to even", "AR07/b1", solutions.softmax(np.array(solutions.AB_SCORES))),
+        ],
+    ),
+    Check(
+        name="answer_beta_equiv",
+        reference=solutions.answer_beta_equiv,
+        lesson="AM13",
+        misconceptions=[
+            Misconception("beta = d_k", "64 is d_k itself: q·k = |q||k|cos = 64·cos, and dividing by √64 = 8 "
+                          "leaves 8·cos, so β = 8", "AM13", 64.0),
+            Misconception("the divisor, not beta", "1/8 is the factor 1/√d_k applied to raw scores; β is the "
+                          "sharpness that multiplies the cosine of unit vectors", "AM13", 0.125),
+        ],
+    ),
+]

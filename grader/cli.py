@@ -1,0 +1,121 @@
+"""The `grader` command: release, grade a class, feedback, class report, demo, doctor.
+
+    grader release [ASSIGNMENT ...]          regenerate release/ from source/ (nbgrader generate_assignment)
+    grader autograde ASSIGNMENT [--workers N] grade every submission of a course folder in parallel
+    grader feedback ASSIGNMENT               feedback pages (nbgrader generate_feedback)
+    grader report ASSIGNMENT                 class report: scores, pass rates, misconceptions
+    grader demo [--dir DIR]                  the whole job end to end on a simulated class
+    grader doctor                            which sandbox protections are active here
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from grader.course import ASSIGNMENTS, REPO_ROOT, Course
+
+
+def _ensure_tools_on_path() -> None:
+    # nbgrader calls the `alembic` executable when it creates a gradebook; make the one installed
+    # beside this interpreter findable even when the virtual environment is not activated.
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+def _course(args) -> Course:
+    root = Path(args.course).resolve()
+    if not (root / "nbgrader_config.py").exists():
+        raise SystemExit(f"error: {root} is not a course folder (no nbgrader_config.py); pass --course DIR")
+    return Course(root)
+
+
+def cmd_release(args) -> int:
+    from grader.release import regenerate_release
+
+    return 0 if regenerate_release(args.assignments or list(ASSIGNMENTS), Console()) else 1
+
+
+def cmd_autograde(args) -> int:
+    from grader.parallel import grade_class
+    from grader.report import build_report, render
+
+    course = _course(args)
+    outcomes = grade_class(course, args.assignment, workers=args.workers)
+    console = Console()
+    for outcome in outcomes:
+        if not outcome.graded:
+            console.print(f"[yellow]{outcome.student}: ungradable — {outcome.reason}[/yellow]")
+    render(build_report(course, args.assignment), console)
+    return 0
+
+
+def cmd_feedback(args) -> int:
+    from grader import nbgrader_runner
+
+    result = nbgrader_runner.generate_feedback(_course(args), args.assignment)
+    if not result["success"]:
+        print(result.get("error") or result.get("log"), file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_report(args) -> int:
+    from grader.report import build_report, render
+
+    render(build_report(_course(args), args.assignment))
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from grader.demo import run_demo
+
+    return run_demo(Path(args.dir) if args.dir else None, workers=args.workers, console=Console())
+
+
+def cmd_doctor(args) -> int:
+    from grader import doctor
+
+    return doctor.main([])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="grader", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("release", help="regenerate release/ from source/ with nbgrader generate_assignment")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=f"default: all of {', '.join(ASSIGNMENTS)}")
+    p.set_defaults(func=cmd_release)
+
+    for name, func, text in (("autograde", cmd_autograde, "grade every submission in parallel"),
+                             ("feedback", cmd_feedback, "generate feedback pages"),
+                             ("report", cmd_report, "print the class report")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("assignment", choices=list(ASSIGNMENTS))
+        p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+        if name == "autograde":
+            p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("demo", help="run the whole job end to end on a simulated class")
+    p.add_argument("--dir", default=None, help="course folder to create (default: a temporary one)")
+    p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("doctor", help="report which sandbox protections are active on this machine")
+    p.set_defaults(func=cmd_doctor)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    _ensure_tools_on_path()
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""The course on disk: where things live, its nbgrader config, and creating a working course folder.
+
+A course folder is an nbgrader course root::
+
+    nbgrader_config.py   source/<id>/<name>.ipynb   release/   submitted/<student>/<id>/   autograded/
+    feedback/   gradebook.db
+
+The repository itself is one (the instructor's); tests and the demo copy ``source/`` and the config
+into a temporary folder so that nothing in the repository changes.
+"""
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# assignment id -> notebook name (without .ipynb), in teaching order.
+ASSIGNMENTS: dict[str, str] = {
+    "01_variance": "variance",
+    "02_softmax": "softmax",
+    "03_readout": "readout",
+    "04_attention": "attention",
+}
+
+
+@dataclass(frozen=True)
+class Course:
+    """An nbgrader course root."""
+
+    root: Path
+
+    @property
+    def gradebook(self) -> Path:
+        return self.root / "gradebook.db"
+
+    @property
+    def db_url(self) -> str:
+        # A busy timeout lets parallel graders wait for each other's writes instead of failing.
+        return f"sqlite:///{self.gradebook}?timeout=60"
+
+    def source_notebook(self, assignment: str) -> Path:
+        return self.root / "source" / assignment / f"{notebook_name(assignment)}.ipynb"
+
+    def release_notebook(self, assignment: str) -> Path:
+        return self.root / "release" / assignment / f"{notebook_name(assignment)}.ipynb"
+
+    def submitted_notebook(self, student: str, assignment: str) -> Path:
+        return self.root / "submitted" / student / assignment / f"{notebook_name(assignment)}.ipynb"
+
+    def autograded_notebook(self, student: str, assignment: str) -> Path:
+        return self.root / "autograded" / student / assignment / f"{notebook_name(assignment)}.ipynb"
+
+    def feedback_page(self, student: str, assignment: str) -> Path:
+        return self.root / "feedback" / student / assignment / f"{notebook_name(assignment)}.html"
+
+    def students(self, assignment: str) -> list[str]:
+        """Students with a submission folder for ``assignment``, sorted."""
+        submitted = self.root / "submitted"
+        if not submitted.is_dir():
+            return []
+        return sorted(p.name for p in submitted.iterdir() if (p / assignment).is_dir())
+
+
+def notebook_name(assignment: str) -> str:
+    """The notebook name of an assignment id; ValueError naming the known ids otherwise."""
+    if assignment not in ASSIGNMENTS:
+        raise ValueError(f"unknown assignment {assignment!r}; the course has {', '.join(ASSIGNMENTS)}")
+    return ASSIGNMENTS[assignment]
+
+
+def create_course(dest: Path, with_release: bool = False) -> Course:
+    """Lay out a fresh course folder at ``dest`` from the repository's config and source notebooks.
+
+    with_release: also copy the committed ``release/`` (generation still has to register the
+    assignments in the gradebook).
+    """
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(REPO_ROOT / "nbgrader_config.py", dest / "nbgrader_config.py")
+    for assignment in ASSIGNMENTS:
+        shutil.copytree(REPO_ROOT / "source" / assignment, dest / "source" / assignment, dirs_exist_ok=True)
+        if with_release:
+            shutil.copytree(REPO_ROOT / "release" / assignment, dest / "release" / assignment, dirs_exist_ok=True)
+    return Course(dest)
+
+
+def enable_concurrent_writers(course: Course) -> None:
+    """Switch the SQLite gradebook to write-ahead logging so parallel graders do not block readers."""
+    with sqlite3.connect(course.gradebook) as db:
+        db.execute("PRAGMA journal_mode=WAL")

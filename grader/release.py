@@ -1,0 +1,61 @@
+"""Student versions: ``release/`` is generated from ``source/`` by nbgrader, never edited by hand."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import nbformat
+from rich.console import Console
+
+from grader import nbgrader_runner
+from grader.course import REPO_ROOT, Course, create_course, notebook_name
+
+
+def generate_release(course: Course, assignment: str) -> Path:
+    """Run ``nbgrader generate_assignment`` in ``course``; the release notebook's path.
+
+    RuntimeError with nbgrader's log when generation fails.
+    """
+    notebook_name(assignment)  # ValueError for an unknown id
+    result = nbgrader_runner.generate_assignment(course, assignment)
+    if not result["success"]:
+        raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{result.get('log', '')}")
+    return course.release_notebook(assignment)
+
+
+def regenerate_release(assignments: list[str], console: Console) -> bool:
+    """Regenerate the repository's ``release/<id>/`` for each assignment from a scratch course.
+
+    Generating in a scratch folder keeps the repository free of a gradebook; only the student
+    notebook is copied back.
+    """
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="release-") as scratch:
+        course = create_course(Path(scratch))
+        for assignment in assignments:
+            try:
+                generated = generate_release(course, assignment)
+            except (RuntimeError, ValueError) as exc:
+                console.print(f"[red]{exc}[/red]")
+                ok = False
+                continue
+            target = REPO_ROOT / "release" / assignment
+            shutil.rmtree(target, ignore_errors=True)
+            target.mkdir(parents=True)
+            shutil.copy2(generated, target / generated.name)
+            console.print(f"release/{assignment}/{generated.name} regenerated")
+    return ok
+
+
+def release_differences(course: Course, assignment: str) -> list[str]:
+    """Cells where the committed release differs from a fresh generation in ``course`` (empty: same)."""
+    fresh = nbformat.read(generate_release(course, assignment), as_version=4)
+    committed = nbformat.read(REPO_ROOT / "release" / assignment / f"{notebook_name(assignment)}.ipynb", as_version=4)
+    differences = []
+    if len(fresh.cells) != len(committed.cells):
+        differences.append(f"{len(committed.cells)} cells committed, {len(fresh.cells)} generated")
+    for i, (a, b) in enumerate(zip(committed.cells, fresh.cells)):
+        if a.source != b.source or a.cell_type != b.cell_type or a.metadata != b.metadata:
+            differences.append(f"cell {i} ({b.metadata.get('nbgrader', {}).get('grade_id', b.cell_type)})")
+    return differences

@@ -1,0 +1,108 @@
+"""The protection layers of the sandbox and which of them this machine can provide."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import shutil
+import subprocess
+import sys
+
+FILESYSTEM = "filesystem isolation"
+NETWORK = "network isolation"
+PROCESS_CLEANUP = "process isolation"
+PRIVATE_USER = "unprivileged user"
+PROCESS_LIMIT = "process limit"
+RESOURCE_LIMITS = "resource limits"
+ENVIRONMENT = "scrubbed environment"
+
+ALL_LAYERS = (FILESYSTEM, NETWORK, PROCESS_CLEANUP, PRIVATE_USER, PROCESS_LIMIT,
+              RESOURCE_LIMITS, ENVIRONMENT)
+
+# What each layer protects, for warnings and the doctor's table.
+PURPOSE = {
+    FILESYSTEM: "private root filesystem: no course files, gradebook or other students; "
+                "writes only to its folder and a private /tmp",
+    NETWORK: "empty network namespace: no connections, not even to 127.0.0.1",
+    PROCESS_CLEANUP: "PID namespace: every process the kernel started dies with it",
+    PRIVATE_USER: "kernel runs as a private unprivileged user id with no_new_privs",
+    PROCESS_LIMIT: "cap on processes and threads of that user id (fork bombs)",
+    RESOURCE_LIMITS: "address space, CPU time, file size and open files per process",
+    ENVIRONMENT: "minimal environment; nothing inherited from the grading process",
+}
+
+NAMESPACE_FLAGS = {
+    FILESYSTEM: ("--mount",),
+    NETWORK: ("--net",),
+    PROCESS_CLEANUP: ("--pid", "--fork", "--kill-child"),
+}
+EXTRA_NAMESPACE_FLAGS = ("--ipc", "--uts")
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerSupport:
+    """Which layers this machine can provide; ``missing`` maps a layer to the reason."""
+
+    unshare: str | None
+    missing: dict[str, str]
+    extra_flags: tuple[str, ...] = ()
+
+    def available(self, layer: str) -> bool:
+        return layer not in self.missing
+
+    def unshare_command(self) -> list[str]:
+        """``unshare`` with every namespace flag that works here (empty if none does)."""
+        flags = [flag for layer, layer_flags in NAMESPACE_FLAGS.items()
+                 if self.available(layer) for flag in layer_flags]
+        if not flags or self.unshare is None:
+            return []
+        return [self.unshare, *flags, *self.extra_flags]
+
+
+def _try_unshare(unshare: str, flags: tuple[str, ...]) -> str | None:
+    """Run a no-op in new namespaces; None if that worked, else the reason."""
+    probe = [unshare, *flags, "--", sys.executable, "-I", "-S", "-c", ""]
+    try:
+        result = subprocess.run(probe, capture_output=True, text=True, timeout=30,
+                                env={"PATH": os.defpath})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"cannot run unshare: {exc}"
+    if result.returncode != 0:
+        return (result.stderr.strip().splitlines() or ["unshare failed"])[-1]
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def detect_layers() -> LayerSupport:
+    """Probe once per process which layers work (Linux, root, util-linux ``unshare``)."""
+    missing: dict[str, str] = {}
+    namespace_layers = (FILESYSTEM, NETWORK, PROCESS_CLEANUP)
+    try:
+        import resource  # noqa: F401  (POSIX only)
+    except ImportError:
+        missing[RESOURCE_LIMITS] = "the resource module is unavailable on this platform"
+    if not sys.platform.startswith("linux"):
+        for layer in (*namespace_layers, PRIVATE_USER, PROCESS_LIMIT):
+            missing[layer] = f"needs Linux (this is {sys.platform})"
+        return LayerSupport(None, missing)
+    if os.geteuid() != 0:
+        reason = f"needs root (the grader runs as uid {os.geteuid()})"
+        for layer in (*namespace_layers, PRIVATE_USER):
+            missing[layer] = reason
+        missing[PROCESS_LIMIT] = "needs a private user id, which needs root"
+        return LayerSupport(None, missing)
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        for layer in namespace_layers:
+            missing[layer] = "the unshare command (util-linux) is not installed"
+        return LayerSupport(None, missing)
+    all_flags = tuple(f for layer in namespace_layers for f in NAMESPACE_FLAGS[layer])
+    if _try_unshare(unshare, all_flags + EXTRA_NAMESPACE_FLAGS) is None:
+        return LayerSupport(unshare, missing, EXTRA_NAMESPACE_FLAGS)
+    for layer in namespace_layers:
+        reason = _try_unshare(unshare, NAMESPACE_FLAGS[layer])
+        if reason is not None:
+            missing[layer] = f"unshare {' '.join(NAMESPACE_FLAGS[layer])} failed: {reason}"
+    extra = tuple(flag for flag in EXTRA_NAMESPACE_FLAGS if _try_unshare(unshare, (flag,)) is None)
+    return LayerSupport(unshare, missing, extra)

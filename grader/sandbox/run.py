@@ -1,0 +1,313 @@
+"""One sandboxed process from preparation to teardown (used by the kernel manager and the doctor).
+
+Life cycle::
+
+    run = SandboxRun(policy, workdir, course_root=...)
+    run.prepare()                       # private run folder, socket folder, uid, ownership
+    argv = run.wrap(command)            # unshare ... python launcher.py spec.json
+    process = Popen(argv, env=run.env, pass_fds=run.pass_fds, cwd=workdir, ...)
+    run.wait_until_ready(process.poll)  # the launcher's report; SandboxError if it failed
+    ...
+    run.cleanup()                       # kill leftovers, restore ownership, free the uid
+
+The run folder (``<tempdir>/sal-XXXXXX``, root only) holds the launcher's spec and report
+and the kernel's log; only its ``ipc`` subfolder (the kernel's sockets and connection
+file, owned by the sandbox user) is visible inside the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+from . import layers as L
+from .launcher import kill_processes_of_uid
+from .policy import (HIDDEN_PACKAGES, SYSTEM_PATHS, SandboxError, SandboxPolicy,
+                     package_dirs, python_prefixes)
+from .uid_slots import UidSlot, reserve_uid
+
+LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launcher.py")
+SANDBOX_HOME = "/tmp/home"
+SANDBOX_TMP = "/tmp"
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+log = logging.getLogger(__name__)
+_warned_layers: set[str] = set()
+
+
+def warn_missing_layers(missing: dict[str, str], logger: logging.Logger | None = None) -> None:
+    """Log one plain warning per unavailable layer, once per grading process."""
+    for layer, reason in missing.items():
+        if layer not in _warned_layers:
+            _warned_layers.add(layer)
+            (logger or log).warning("Sandbox layer '%s' is unavailable (%s); grading continues "
+                                    "without it.", layer, reason)
+
+
+def _is_within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+class SandboxRun:
+    """Preparation, launch command and teardown of one sandboxed process.
+
+    ``workdir`` is the only folder the process may write (besides a private /tmp);
+    ``course_root`` is hidden even where it lies inside a readable directory.
+    """
+
+    def __init__(self, policy: SandboxPolicy, workdir: str, course_root: str | None = None,
+                 logger: logging.Logger | None = None):
+        if not os.path.isdir(workdir):
+            raise SandboxError(f"working folder {workdir!r} does not exist; the sandbox can "
+                               "only run a notebook inside an existing folder")
+        self.policy = policy
+        self.workdir = os.path.realpath(workdir)
+        self.course_root = os.path.realpath(course_root) if course_root else None
+        self.log = logger or log
+        self.support = L.detect_layers()
+        self.run_dir: str | None = None
+        self.ipc_dir: str | None = None
+        self.uid_slot: UidSlot | None = None
+        self.report: dict | None = None
+        self.env: dict[str, str] = {}
+        self._pipe_write: int | None = None
+        self._pipe_read: int | None = None
+        self._owners: dict[str, tuple[int, int]] = {}
+        self._log_fd: int | None = None
+
+    # ------------------------------------------------------------------ preparation
+    @property
+    def uid(self) -> int | None:
+        return self.uid_slot.uid if self.uid_slot else None
+
+    @property
+    def missing_layers(self) -> dict[str, str]:
+        """Layers that are not protecting this run, with the reason (after the report)."""
+        missing = dict(self.support.missing)
+        if self.report and not self.report.get("layers", {}).get("filesystem", False):
+            missing.setdefault(L.FILESYSTEM, "; ".join(self.report.get("warnings", []))
+                               or "the launcher could not build the private filesystem")
+        return missing
+
+    def hidden_paths(self) -> list[str]:
+        paths = list(self.policy.hidden_paths) + package_dirs(HIDDEN_PACKAGES)
+        if self.course_root:
+            paths.append(self.course_root)
+        return [os.path.realpath(p) for p in paths]
+
+    def _check_workdir(self) -> None:
+        if self.workdir == "/":
+            raise SandboxError("refusing to run a sandboxed kernel with the filesystem root "
+                               "as its working folder")
+        for hidden in self.hidden_paths():
+            if _is_within(hidden, self.workdir):
+                raise SandboxError(
+                    f"refusing to run a sandboxed kernel in {self.workdir!r}: that folder "
+                    f"contains {hidden!r}, which students must not read; grade a copy of "
+                    "the notebook in its own folder (nbgrader uses autograded/<student>/<id>)")
+
+    def prepare(self) -> None:
+        """Create the run folder, reserve a uid and hand the working folder to it."""
+        if self.policy.require_sandbox and self.support.missing:
+            details = "; ".join(f"{k}: {v}" for k, v in self.support.missing.items())
+            raise SandboxError(f"the sandbox is required but these layers are unavailable: "
+                               f"{details}. Run the grader as root on Linux with util-linux, "
+                               "or set SandboxedExecute.require_sandbox = False to grade "
+                               "with the layers that work.")
+        warn_missing_layers(self.support.missing, self.log)
+        self._check_workdir()
+        self.run_dir = os.path.realpath(tempfile.mkdtemp(prefix="sal-"))
+        self.ipc_dir = os.path.join(self.run_dir, "ipc")
+        os.mkdir(self.ipc_dir, 0o700)
+        for name in ("root", "home", "tmp"):
+            os.mkdir(os.path.join(self.run_dir, name), 0o700)
+        if self.support.available(L.PRIVATE_USER):
+            self.uid_slot = reserve_uid(self.policy.uid_base, self.policy.uid_count)
+            for name in ("ipc", "home", "tmp"):
+                os.chown(os.path.join(self.run_dir, name), self.uid, self.uid)
+            self._hand_over_workdir()
+        self._pipe_read, self._pipe_write = os.pipe()
+
+    def grant(self, path: str) -> None:
+        """Let the sandbox user read a file the grader wrote (the connection file)."""
+        if self.uid is not None:
+            os.chown(path, self.uid, self.uid)
+
+    def _hand_over_workdir(self) -> None:
+        for path in self._tree(self.workdir):
+            info = os.lstat(path)
+            self._owners[path] = (info.st_uid, info.st_gid)
+            os.chown(path, self.uid, self.uid, follow_symlinks=False)
+
+    @staticmethod
+    def _tree(top: str):
+        yield top
+        for folder, dirs, files in os.walk(top, followlinks=False):
+            for name in dirs + files:
+                yield os.path.join(folder, name)
+
+    # ---------------------------------------------------------------------- launch
+    def _environment(self, executable: str) -> dict[str, str]:
+        env = {
+            "PATH": os.pathsep.join([os.path.dirname(executable), "/usr/local/bin",
+                                     "/usr/bin", "/bin"]),
+            "HOME": SANDBOX_HOME,
+            "TMPDIR": SANDBOX_TMP,
+            "LANG": "C.UTF-8",
+            "MPLBACKEND": "Agg",
+            "PYTHONNOUSERSITE": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        env.update({name: "1" for name in THREAD_VARIABLES})
+        env.update(dict(self.policy.extra_env))
+        return env
+
+    def _limits(self) -> dict[str, int | None]:
+        p = self.policy
+        return {
+            "address_space": p.memory_limit,
+            "processes": p.max_processes if self.uid is not None else None,
+            "cpu_seconds": p.cpu_time_limit,
+            "file_size": p.file_size_limit,
+            "open_files": p.open_files_limit,
+            "core_size": 0,
+        }
+
+    def wrap(self, command: list[str]) -> list[str]:
+        """Write the launcher's spec for ``command`` and return the argv that runs it sandboxed.
+
+        ``command[0]`` must be an absolute path or a name on the grader's PATH.
+        """
+        if self.run_dir is None:
+            raise RuntimeError("SandboxRun.prepare() must run before wrap()")
+        executable = command[0] if os.path.isabs(command[0]) else shutil.which(command[0])
+        if executable is None:
+            raise SandboxError(f"kernel executable {command[0]!r} not found on PATH")
+        self.env = self._environment(executable)
+        spec = {
+            "command": [executable, *command[1:]],
+            "env": self.env,
+            "workdir": self.workdir,
+            "ipc_dir": self.ipc_dir,
+            "run_dir": self.run_dir,
+            "new_root": os.path.join(self.run_dir, "root"),
+            "mount_namespace": self.support.available(L.FILESYSTEM),
+            "pid_namespace": self.support.available(L.PROCESS_CLEANUP),
+            "system_paths": list(SYSTEM_PATHS),
+            "readonly_paths": python_prefixes(executable) + list(self.policy.readonly_paths),
+            "hidden_paths": self.hidden_paths(),
+            "sandbox_home": SANDBOX_HOME,
+            "fallback_home": os.path.join(self.run_dir, "home"),
+            "fallback_tmp": os.path.join(self.run_dir, "tmp"),
+            "tmp_size": self.policy.tmp_size_limit,
+            "uid": self.uid,
+            "gid": self.uid,
+            "limits": self._limits(),
+            "required": self.policy.require_sandbox,
+            "grader_fd": self._pipe_read,
+        }
+        spec_path = os.path.join(self.run_dir, "spec.json")
+        with open(spec_path, "w") as spec_file:
+            json.dump(spec, spec_file)
+        launcher = [sys.executable, "-I", "-S", LAUNCHER, spec_path]
+        unshare = self.support.unshare_command()
+        return [*unshare, "--", *launcher] if unshare else launcher
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        return (self._pipe_read,) if self._pipe_read is not None else ()
+
+    def log_file(self) -> int:
+        """A descriptor for the process's stdout and stderr (a file in the run folder)."""
+        if self._log_fd is None:
+            self._log_fd = os.open(os.path.join(self.run_dir, "kernel.log"),
+                                   os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        return self._log_fd
+
+    def log_tail(self, limit: int = 2000) -> str:
+        """The end of what the sandboxed process and the launcher wrote to stdout/stderr."""
+        if self.run_dir is None:
+            return ""
+        try:
+            with open(os.path.join(self.run_dir, "kernel.log"), "rb") as log_file:
+                log_file.seek(0, os.SEEK_END)
+                log_file.seek(max(0, log_file.tell() - limit))
+                return log_file.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def after_launch(self) -> None:
+        """Close the grader's copies of descriptors that only the launcher needs."""
+        for attr in ("_pipe_read", "_log_fd"):
+            fd = getattr(self, attr)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, attr, None)
+
+    def wait_until_ready(self, poll, timeout: float = 30.0) -> dict:
+        """Wait for the launcher's report; ``poll()`` returns the exit code or None.
+
+        Raises SandboxError when the launcher failed, exited early or did not report.
+        """
+        path = os.path.join(self.run_dir, "report.json")
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(path):
+            code = poll()
+            if code is not None and not os.path.exists(path):
+                raise SandboxError(f"the sandbox launcher exited with status {code} before "
+                                   f"starting the kernel: {self.log_tail().strip()}")
+            if time.monotonic() > deadline:
+                raise SandboxError(f"the sandbox launcher did not report within {timeout} s")
+            time.sleep(0.002)
+        with open(path) as report_file:
+            self.report = json.load(report_file)
+        if self.report.get("status") != "ready":
+            raise SandboxError(f"the sandbox could not start the kernel: "
+                               f"{self.report.get('error', 'unknown error')}")
+        missing = self.missing_layers
+        warn_missing_layers(missing, self.log)
+        if self.policy.require_sandbox and missing:
+            raise SandboxError("the sandbox is required but these layers failed: " + "; ".join(
+                f"{k}: {v}" for k, v in missing.items()))
+        return self.report
+
+    # -------------------------------------------------------------------- teardown
+    def cleanup(self) -> None:
+        """Kill what is left of the sandbox, restore file ownership, free the uid.
+
+        Safe to call more than once and after a failed preparation.
+        """
+        self.after_launch()
+        if self._pipe_write is not None:
+            os.close(self._pipe_write)  # the launcher sees end of file and exits
+            self._pipe_write = None
+        if self.uid_slot is not None:
+            survivors = kill_processes_of_uid(self.uid)
+            if survivors:
+                self.log.error("%d sandbox processes of uid %d survived SIGKILL", survivors,
+                               self.uid)
+            self._restore_workdir_owners()
+            if not survivors:
+                self.uid_slot.release()
+            self.uid_slot = None
+        if self.run_dir is not None:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+            self.run_dir = None
+
+    def _restore_workdir_owners(self) -> None:
+        default = self._owners.get(self.workdir)
+        if default is None:
+            return
+        for path in self._tree(self.workdir):
+            try:
+                owner = self._owners.get(path, default)
+                os.chown(path, *owner, follow_symlinks=False)
+            except FileNotFoundError:
+                pass
+        self._owners.clear()

@@ -1,0 +1,62 @@
+"""A private numeric user id per running sandbox, reserved with a lock file.
+
+Process limits (RLIMIT_NPROC) count every process of a user id machine-wide, so two
+kernels sharing one id (say ``nobody``) would share one budget: a fork bomb in one
+notebook would starve a notebook graded next to it. Each sandbox therefore runs as its own
+unused uid, reserved across processes with ``flock`` on ``<tempdir>/<LOCK_DIR_NAME>/<uid>``;
+a lock is released when its holder closes it or dies.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import random
+import tempfile
+
+LOCK_DIR_NAME = "scaled-attention-lab-sandbox-uids"
+
+
+class UidSlot:
+    """One reserved uid; call :meth:`release` (or use as a context manager) when done."""
+
+    def __init__(self, uid: int, lock_fd: int):
+        self.uid = uid
+        self._lock_fd: int | None = lock_fd
+
+    def release(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing drops the flock
+            self._lock_fd = None
+
+    def __enter__(self) -> "UidSlot":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.release()
+
+
+def lock_dir() -> str:
+    path = os.path.join(tempfile.gettempdir(), LOCK_DIR_NAME)
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    return path
+
+
+def reserve_uid(base: int, count: int) -> UidSlot:
+    """Reserve a uid in ``[base, base + count)`` that no other live sandbox holds.
+
+    Raises RuntimeError naming the range when all of them are taken.
+    """
+    directory = lock_dir()
+    start = random.randrange(count)
+    for offset in range(count):
+        uid = base + (start + offset) % count
+        fd = os.open(os.path.join(directory, str(uid)), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return UidSlot(uid, fd)
+    raise RuntimeError(f"all {count} sandbox user ids from {base} are in use; raise "
+                       "SandboxedExecute.uid_count or grade fewer notebooks at once")

@@ -1,0 +1,42 @@
+"""Submissions that cannot be graded still end with a recorded score: zero, with the reason on file.
+
+nbgrader leaves no score at all when a notebook cannot be read (invalid JSON, not a notebook, a
+crash of the converter). Here such a submission gets 0 for every graded cell in the gradebook and
+a file ``autograded/<student>/<assignment>/UNGRADABLE.txt`` holding the reason, which the class
+report and the per-student summary show.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from nbgrader.api import Gradebook
+
+from grader.course import Course
+
+REASON_FILE = "UNGRADABLE.txt"
+
+
+def record_ungradable(course: Course, assignment: str, student: str, reason: str) -> None:
+    """Score every graded cell of ``student``'s ``assignment`` 0 and write ``reason`` beside it."""
+    with Gradebook(course.db_url) as gb:
+        gb.update_or_create_student(student)
+        submission = gb.update_or_create_submission(assignment, student)
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                grade.auto_score = 0
+                grade.manual_score = None
+                grade.needs_manual_grade = False
+        gb.db.commit()
+    folder = course.root / "autograded" / student / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / REASON_FILE).write_text(reason.strip() + "\n", encoding="utf-8")
+
+
+def ungradable_reason(course: Course, assignment: str, student: str) -> str | None:
+    """The recorded reason, or None when the submission was graded normally."""
+    path: Path = course.root / "autograded" / student / assignment / REASON_FILE
+    return path.read_text(encoding="utf-8").strip() if path.exists() else None
+
+
+def clear_ungradable(course: Course, assignment: str, student: str) -> None:
+    (course.root / "autograded" / student / assignment / REASON_FILE).unlink(missing_ok=True)

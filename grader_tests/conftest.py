@@ -1,0 +1,32 @@
+"""Shared fixtures: temporary course folders laid out like the real one."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.course import ASSIGNMENTS, Course, create_course
+from grader.release import generate_release
+
+# nbgrader runs the `alembic` executable when it creates a gradebook: use the one of this environment.
+os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+
+
+@pytest.fixture(scope="session")
+def released_course_template(tmp_path_factory) -> Course:
+    """A course with all four assignments generated (gradebook + release). Do not modify: copy it."""
+    course = create_course(tmp_path_factory.mktemp("course-template"))
+    for assignment in ASSIGNMENTS:
+        generate_release(course, assignment)
+    return course
+
+
+@pytest.fixture
+def course(released_course_template, tmp_path) -> Course:
+    """A private copy of the released course for one test."""
+    root = tmp_path / "course"
+    shutil.copytree(released_course_template.root, root)
+    return Course(root)
