@@ -1,0 +1,177 @@
+"""Trusted verdicts: a probe cell's outputs are judged in the grading process and fail closed."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from nbformat import from_dict
+from nbgrader.utils import determine_grade
+
+from grader import kernel_probe
+from grader.checks import all_checks
+from grader.checks.api import NO_REPORT, Case, Check, Misconception
+from grader.verdicts import (
+    MAX_REPORT_BYTES, injected_source, judge_cell, probe_names, verdict_outputs, verdict_records,
+)
+
+
+def stable_softmax(x):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def naive_softmax(x):
+    e = np.exp(np.asarray(x, dtype=float))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+TOY = Check(
+    "toy_softmax", stable_softmax,
+    cases=lambda rng: [Case("random scores", (rng.normal(size=4),)), Case("large logits", (np.array([1e4, 0.0]),))],
+    misconceptions=[Misconception("no max subtraction", "exp overflows", "L3 §3", naive_softmax)],
+)
+
+
+@pytest.fixture(autouse=True)
+def toy_check(monkeypatch):
+    monkeypatch.setitem(all_checks(), TOY.name, TOY)
+
+
+def record_for(seed=7, token="tok"):
+    cases = TOY.draw_cases(seed)
+    return {"check": TOY.name, "token": token, "cases": [c.to_wire() for c in cases], "source": "probe('toy_softmax')"}
+
+
+def report_output(function, record, **changes):
+    cases = [Case.from_wire(c) for c in record["cases"]]
+    report = kernel_probe.collect(TOY.plan(cases, record["token"]), {"toy_softmax": function})
+    report.update(changes)
+    return from_dict({"output_type": "display_data", "metadata": {},
+                      "data": {kernel_probe.PROBE_MIME: json.dumps(report)}})
+
+
+def test_correct_report_passes():
+    record = record_for()
+    assert judge_cell([report_output(stable_softmax, record)], record).fraction == 1.0
+
+
+def test_wrong_variant_earns_partial_credit_and_is_named():
+    record = record_for()
+    verdict = judge_cell([report_output(naive_softmax, record)], record)
+    assert verdict.fraction == 0.5 and verdict.misconception.name == "no max subtraction"
+
+
+def test_missing_report_scores_zero():
+    verdict = judge_cell([], record_for())
+    assert verdict.fraction == 0.0 and verdict.stage == NO_REPORT
+
+
+def test_missing_report_names_the_error_of_the_cell():
+    error = from_dict({"output_type": "error", "ename": "DeadKernelError", "evalue": "Kernel died", "traceback": []})
+    assert "DeadKernelError" in judge_cell([error], record_for()).problem
+
+
+def test_duplicated_report_scores_zero_even_when_both_are_correct():
+    record = record_for()
+    output = report_output(stable_softmax, record)
+    assert judge_cell([output, output], record).fraction == 0.0
+
+
+def test_report_with_another_token_scores_zero():
+    record = record_for()
+    forged = report_output(stable_softmax, record, token="guessed")
+    assert judge_cell([forged], record).fraction == 0.0
+
+
+def test_report_for_another_check_scores_zero():
+    record = record_for()
+    assert judge_cell([report_output(stable_softmax, record, check="softmax")], record).fraction == 0.0
+
+
+def test_oversized_report_scores_zero():
+    record = record_for()
+    huge = from_dict({"output_type": "display_data", "metadata": {},
+                      "data": {kernel_probe.PROBE_MIME: " " * (MAX_REPORT_BYTES + 1)}})
+    assert judge_cell([huge], record).fraction == 0.0
+
+
+@pytest.mark.parametrize("payload", [
+    "not json", "[]", json.dumps({"check": "toy_softmax", "token": "tok"}),
+    json.dumps({"check": "toy_softmax", "token": "tok", "results": [{"ok": {"t": "ndarray", "dtype": "float64",
+                                                                              "shape": [4], "data": [1.0]}}] * 2}),
+    json.dumps({"check": "toy_softmax", "token": "tok", "results": [{"ok": {"t": "ndarray", "dtype": "object",
+                                                                              "shape": [1], "data": [1.0]}}] * 2}),
+    json.dumps({"check": "toy_softmax", "token": "tok", "results": "everything passed"}),
+])
+def test_malformed_report_scores_zero(payload):
+    output = from_dict({"output_type": "display_data", "metadata": {}, "data": {kernel_probe.PROBE_MIME: payload}})
+    assert judge_cell([output], record_for()).fraction == 0.0
+
+
+def test_reports_outside_the_probe_mime_type_are_ignored():
+    record = record_for()
+    text = from_dict({"output_type": "stream", "name": "stdout", "text": "all tests passed\n"})
+    assert judge_cell([text], record).stage == NO_REPORT
+
+
+def test_full_marks_output_is_read_by_nbgrader_as_full_points():
+    verdict = judge_cell([report_output(stable_softmax, record_for())], record_for())
+    cell = grade_cell(verdict_outputs(verdict, points=3))
+    assert determine_grade(cell) == (3.0, 3.0)
+
+
+def test_partial_output_is_read_by_nbgrader_as_that_many_points():
+    record = record_for()
+    verdict = judge_cell([report_output(naive_softmax, record)], record)
+    assert determine_grade(grade_cell(verdict_outputs(verdict, points=3))) == (1.5, 3.0)
+
+
+def test_zero_output_is_read_by_nbgrader_as_zero():
+    verdict = judge_cell([], record_for())
+    assert determine_grade(grade_cell(verdict_outputs(verdict, points=3))) == (0, 3.0)
+
+
+def test_verdict_outputs_carry_a_record_for_the_class_report():
+    record = record_for()
+    verdict = judge_cell([report_output(naive_softmax, record)], record)
+    cell = grade_cell(verdict_outputs(verdict, points=2))
+    assert verdict_records(cell) == [{"check": "toy_softmax", "fraction": 0.5, "stage": "not finite",
+                                      "misconception": "no max subtraction"}]
+
+
+def test_verdict_text_never_contains_the_expected_values():
+    record = record_for()
+    verdict = judge_cell([report_output(lambda x: np.zeros_like(np.asarray(x, float)), record)], record)
+    text = json.dumps([o for o in verdict_outputs(verdict, points=2)])
+    for case in record["cases"]:
+        expected = stable_softmax(Case.from_wire(case).args[0])
+        assert all(f"{v:.4f}" not in text for v in expected if 0 < v < 1)
+
+
+def test_injected_source_runs_without_the_project_and_reports_once():
+    record = record_for()
+    cases = [Case.from_wire(c) for c in record["cases"]]
+    shown = []
+    namespace = {"toy_softmax": stable_softmax, "__name__": "__main__"}
+    import IPython.display
+
+    original = IPython.display.display
+    IPython.display.display = lambda obj, raw=False: shown.append(obj)
+    try:
+        source = injected_source(TOY.plan(cases, "tok")).replace("globals()", "__student_namespace__")
+        namespace["__student_namespace__"] = namespace
+        exec(compile(source, "cell", "exec"), {"__builtins__": __builtins__, **namespace})
+    finally:
+        IPython.display.display = original
+    assert len(shown) == 1 and json.loads(shown[0][kernel_probe.PROBE_MIME])["token"] == "tok"
+
+
+def test_probe_names_reads_only_whole_probe_lines():
+    assert probe_names('x = 1\nprobe("softmax")\n# probe("entropy") is not a call') == ["softmax"]
+
+
+def grade_cell(outputs):
+    return from_dict({"cell_type": "code", "source": "", "outputs": outputs, "execution_count": None,
+                      "metadata": {"nbgrader": {"grade": True, "solution": False, "points": 3, "grade_id": "t"}}})
