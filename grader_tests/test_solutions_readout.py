@@ -1,0 +1,226 @@
+"""Specification of the reference for 03_readout: exponentials, normalisation, the read-out, retrieval."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from solutions import (
+    AB_BETA,
+    AB_SCORES,
+    answer_ab_exp,
+    answer_ab_ratio,
+    answer_ab_weights,
+    answer_beta_equiv,
+    exp_weights,
+    normalize_rows,
+    relative_weight,
+    retrieval_accuracy,
+    retrieval_capacity,
+    softmax_readout,
+)
+
+
+def loop_readout(K, V, x, beta):
+    """f(x) = sum_i w_i V_i with w = softmax(beta K x), by explicit loops."""
+    scores = [beta * sum(K[i][j] * x[j] for j in range(len(x))) for i in range(len(K))]
+    top = max(scores)
+    exps = [math.exp(s - top) for s in scores]
+    weights = [e / sum(exps) for e in exps]
+    output = [sum(weights[i] * V[i][c] for i in range(len(V))) for c in range(len(V[0]))]
+    return output, weights
+
+
+def loop_cosine(a, b):
+    dot = sum(x * y for x, y in zip(a, b))
+    return dot / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
+
+
+def test_exp_weights_matches_math_exp_elementwise():
+    scores = [[-1.0, 0.0], [0.25, 2.0]]
+    expected = [[math.exp(3.0 * s) for s in row] for row in scores]
+    np.testing.assert_allclose(exp_weights(scores, 3.0), expected, rtol=1e-14)
+
+
+def test_exp_weights_of_a_scalar_score_is_a_python_float():
+    assert type(exp_weights(0.5, 2.0)) is float
+
+
+def test_exp_weights_refuses_an_exponent_that_overflows_float64():
+    with pytest.raises(ValueError, match="^scores and beta"):
+        exp_weights([1.0, 800.0], 1.0)
+
+
+@pytest.mark.parametrize("s_target, s_other, beta", [(1.0, 0.6, 4.0), (0.0, 2.0, 0.5), (-3.0, -3.5, 10.0)])
+def test_relative_weight_is_the_ratio_of_the_exponentials(s_target, s_other, beta):
+    expected = math.exp(beta * s_other) / math.exp(beta * s_target)
+    assert relative_weight(s_target, s_other, beta) == pytest.approx(expected, rel=1e-12)
+
+
+def test_relative_weight_broadcasts_array_scores():
+    others = np.array([0.0, 0.5, 1.0])
+    expected = [math.exp(2.0 * (o - 1.0)) for o in others]
+    np.testing.assert_allclose(relative_weight(1.0, others, 2.0), expected, rtol=1e-14)
+
+
+def test_relative_weight_names_scores_that_do_not_broadcast():
+    with pytest.raises(ValueError, match="^s_other must broadcast"):
+        relative_weight([1.0, 2.0], [1.0, 2.0, 3.0], 1.0)
+
+
+def test_normalize_rows_gives_unit_rows_pointing_the_same_way():
+    X = np.array([[3.0, 4.0], [-1.0, 0.0], [1e-300, 1e-300], [1e300, -1e300]])
+    result = normalize_rows(X)
+    for row, original in zip(result, X):
+        assert math.hypot(*row) == pytest.approx(1.0)
+        assert loop_cosine(row, original / abs(original).max()) == pytest.approx(1.0)
+
+
+def test_normalize_rows_names_the_zero_rows():
+    with pytest.raises(ValueError, match=r"^X has all-zero rows \[1\]"):
+        normalize_rows([[1.0, 2.0], [0.0, 0.0]])
+
+
+@pytest.mark.parametrize("X", [[1.0, 2.0], [[1.0, float("nan")]], [[[1.0]]]])
+def test_normalize_rows_rejects_input_that_is_not_a_finite_matrix(X):
+    with pytest.raises(ValueError, match="^X must"):
+        normalize_rows(X)
+
+
+def test_softmax_readout_matches_a_loop_implementation():
+    rng = np.random.default_rng(0)
+    K, V, x = rng.normal(size=(5, 3)), rng.normal(size=(5, 2)), rng.normal(size=3)
+    output, weights = softmax_readout(K, V, x, 2.5)
+    expected_output, expected_weights = loop_readout(K.tolist(), V.tolist(), x.tolist(), 2.5)
+    np.testing.assert_allclose(weights, expected_weights, rtol=1e-12)
+    np.testing.assert_allclose(output, expected_output, rtol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    K=hnp.arrays(np.float64, (4, 3), elements=st.floats(-1, 1)),
+    x=hnp.arrays(np.float64, (3,), elements=st.floats(-1, 1)),
+    beta=st.floats(0, 1e6),
+)
+def test_softmax_readout_is_finite_and_allocates_one_unit_of_weight_for_any_beta(K, x, beta):
+    V = np.arange(8.0).reshape(4, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        output, weights = softmax_readout(K, V, x, beta)
+    assert np.all(np.isfinite(output))
+    assert weights.sum() == pytest.approx(1.0)
+
+
+def test_softmax_readout_with_huge_beta_returns_the_value_of_the_best_key():
+    K = np.eye(3)
+    V = np.array([[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]])
+    output, _ = softmax_readout(K, V, [0.1, 0.3, 0.2], 1e5)
+    np.testing.assert_allclose(output, V[1])
+
+
+@pytest.mark.parametrize(
+    "K, V, x, argument",
+    [
+        (np.ones((3, 2)), np.ones((4, 2)), np.ones(2), "V"),
+        (np.ones((3, 2)), np.ones((3, 2)), np.ones(3), "x"),
+        (np.ones(3), np.ones((3, 2)), np.ones(3), "K"),
+        (np.ones((3, 2)), np.ones((3, 2)), [1.0, float("inf")], "x"),
+    ],
+)
+def test_softmax_readout_names_the_malformed_argument(K, V, x, argument):
+    with pytest.raises(ValueError, match=f"^{argument} must"):
+        softmax_readout(K, V, x, 1.0)
+
+
+@pytest.mark.parametrize("readout", ["softmax", "linear"])
+def test_retrieval_accuracy_matches_a_loop_over_the_same_draws(readout):
+    n_pairs, d, beta, n_trials = 6, 3, 2.0, 40
+    rng = np.random.default_rng(9)
+    keys = rng.standard_normal((n_trials, n_pairs, d))
+    values = rng.standard_normal((n_trials, n_pairs, d))
+    queried = rng.integers(0, n_pairs, size=n_trials)
+    successes = 0
+    for t in range(n_trials):
+        K = [list(row / np.linalg.norm(row)) for row in keys[t]]
+        V = [list(row / np.linalg.norm(row)) for row in values[t]]
+        x = K[queried[t]]
+        if readout == "softmax":
+            output, _ = loop_readout(K, V, x, beta)
+        else:
+            similarities = [sum(a * b for a, b in zip(k, x)) for k in K]
+            output = [sum(s * v[c] for s, v in zip(similarities, V)) for c in range(d)]
+        cosines = [loop_cosine(output, v) for v in V]
+        successes += cosines.index(max(cosines)) == queried[t]
+    accuracy = retrieval_accuracy(n_pairs, d, beta, n_trials, np.random.default_rng(9), readout=readout)
+    assert accuracy == successes / n_trials
+
+
+def test_retrieval_from_a_single_pair_always_succeeds():
+    assert retrieval_accuracy(1, 8, 1.0, 20, np.random.default_rng(0)) == 1.0
+
+
+def test_softmax_retrieval_beats_linear_retrieval_when_memory_is_crowded():
+    softmax_rate = retrieval_accuracy(256, 64, 8.0, 100, np.random.default_rng(1), readout="softmax")
+    linear_rate = retrieval_accuracy(256, 64, 8.0, 100, np.random.default_rng(1), readout="linear")
+    assert softmax_rate > linear_rate
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, argument",
+    [
+        ((0, 8, 1.0, 10), {}, "n_pairs"),
+        ((4, 0, 1.0, 10), {}, "d"),
+        ((4, 8, float("nan"), 10), {}, "beta"),
+        ((4, 8, 1.0, 0), {}, "n_trials"),
+        ((4, 8, 1.0, 10), {"readout": "cosine"}, "readout"),
+    ],
+)
+def test_retrieval_accuracy_names_the_bad_argument(args, kwargs, argument):
+    with pytest.raises(ValueError, match=f"^{argument} must"):
+        retrieval_accuracy(*args, np.random.default_rng(0), **kwargs)
+
+
+def test_retrieval_capacity_is_the_largest_grid_point_reaching_the_threshold():
+    grid = [2, 64, 512]
+    capacity, accuracies = retrieval_capacity(grid, 16, 1.0, 50, np.random.default_rng(2), readout="linear")
+    reached = [n for n, accuracy in zip(grid, accuracies) if accuracy >= 0.9]
+    assert capacity == (max(reached) if reached else 0)
+    assert accuracies.shape == (3,)
+
+
+def test_retrieval_capacity_is_zero_when_no_grid_point_reaches_the_threshold():
+    capacity, _ = retrieval_capacity([4, 8], 8, 1.0, 10, np.random.default_rng(0), threshold=1.5)
+    assert capacity == 0
+
+
+@pytest.mark.parametrize("grid", [[], [8, 4], [0, 4], [2.5]])
+def test_retrieval_capacity_rejects_a_grid_that_is_not_increasing_positive_integers(grid):
+    with pytest.raises(ValueError, match="^n_pairs_grid must"):
+        retrieval_capacity(grid, 8, 1.0, 10, np.random.default_rng(0))
+
+
+def test_answer_ab_exp_exponentiates_the_ab_scores_with_beta_four():
+    np.testing.assert_allclose(answer_ab_exp, [math.exp(4 * 1.0), math.exp(4 * 0.6)], rtol=1e-14)
+
+
+def test_ab_example_constants_are_target_one_other_point_six_and_beta_four():
+    assert (AB_SCORES, AB_BETA) == ((1.0, 0.6), 4.0)
+
+
+def test_answer_ab_ratio_is_b_over_a_after_exponentiation():
+    assert answer_ab_ratio == pytest.approx(math.exp(4 * 0.6) / math.exp(4 * 1.0), rel=1e-14)
+
+
+def test_answer_ab_weights_normalise_the_exponentials():
+    exps = [math.exp(4 * 1.0), math.exp(4 * 0.6)]
+    np.testing.assert_allclose(answer_ab_weights, [e / sum(exps) for e in exps], rtol=1e-14)
+
+
+def test_answer_beta_equiv_turns_cosines_into_sqrt_dk_scaled_scores():
+    rng = np.random.default_rng(3)
+    q, k = (8.0 * v / np.linalg.norm(v) for v in rng.normal(size=(2, 64)))  # length sqrt(64)
+    scaled_score = sum(a * b for a, b in zip(q, k)) / math.sqrt(64)
+    assert answer_beta_equiv * loop_cosine(q, k) == pytest.approx(scaled_score)

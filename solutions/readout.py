@@ -1,0 +1,208 @@
+"""Assignment 03_readout: exponentials stretch ratios, softmax allocates (AR07/b0-b2, AM12, AM13).
+
+The read-out f(x) = Vᵀ softmax(β K x) first exponentiates the scores, which turns a difference
+of scores into a ratio of weights exp(β·Δs), and then normalises, which allocates one unit of
+weight among the keys. With unit-length keys and queries, β plays the role of sqrt(d_k).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solutions.softmax import softmax, unit_variance_scale
+from solutions.validation import (
+    as_float_array,
+    as_generator,
+    as_positive_int,
+    as_real,
+    float_or_array,
+)
+
+#: Largest exponent whose exp() is finite in float64 (log of the largest double).
+LOG_LARGEST_FLOAT = float(np.log(np.finfo(np.float64).max))
+
+#: The read-outs ``retrieval_accuracy`` can compare.
+READOUTS = ("softmax", "linear")
+
+#: Upper bound on the floats per array in one chunk of ``retrieval_accuracy`` trials (16 MiB).
+_RETRIEVAL_CHUNK_FLOATS = 2**21
+
+
+def _exp_checked(exponent: np.ndarray, names: str) -> np.ndarray:
+    """exp(exponent), refusing exponents whose exponential is not a finite float64."""
+    if np.any(exponent > LOG_LARGEST_FLOAT):
+        raise ValueError(
+            f"{names} give an exponent above {LOG_LARGEST_FLOAT:.2f}, so exp() overflows float64; "
+            f"use smaller scores or beta, or softmax (which subtracts the maximum first)."
+        )
+    return np.exp(exponent)
+
+
+def exp_weights(scores, beta: float) -> float | np.ndarray:
+    """Unnormalised weights exp(β·s).
+
+    scores: finite array-like, any shape; beta: finite sharpness (dimensionless).
+    Returns a float for scalar scores, else float64 of the same shape.
+    """
+    scores = as_float_array(scores, "scores")
+    beta = as_real(beta, "beta")
+    with np.errstate(over="ignore"):
+        exponent = beta * scores
+    return float_or_array(_exp_checked(exponent, "scores and beta"))
+
+
+def relative_weight(s_target, s_other, beta: float) -> float | np.ndarray:
+    """Weight of the other entry relative to the target after exponentiation: exp(β(s_other - s_target)).
+
+    s_target, s_other: finite scores (scalars or broadcastable arrays); beta: finite sharpness.
+    Returns a float for scalar input, else a float64 array of the broadcast shape.
+    """
+    s_target = as_float_array(s_target, "s_target")
+    s_other = as_float_array(s_other, "s_other")
+    beta = as_real(beta, "beta")
+    try:
+        np.broadcast_shapes(s_target.shape, s_other.shape)
+    except ValueError:
+        raise ValueError(
+            f"s_other must broadcast against s_target; got shapes {s_other.shape} and {s_target.shape}."
+        ) from None
+    with np.errstate(over="ignore", invalid="ignore"):
+        exponent = beta * (s_other - s_target)
+    if np.any(np.isnan(exponent)):
+        raise ValueError("s_other - s_target overflows float64, so beta times it is undefined; use smaller scores.")
+    return float_or_array(_exp_checked(exponent, "s_other, s_target and beta"))
+
+
+def normalize_rows(X) -> np.ndarray:
+    """Each row of X scaled to unit Euclidean length.
+
+    X: finite array-like [n, d]. Returns float64 [n, d]. Rows are first divided by their largest
+    absolute entry, so neither tiny nor huge rows under- or overflow. Raises ValueError for an
+    all-zero row, which has no direction.
+    """
+    X = as_float_array(X, "X", ndim=2)
+    peak = np.abs(X).max(axis=1, keepdims=True)  # [n, 1]
+    zero_rows = np.flatnonzero(peak[:, 0] == 0)
+    if zero_rows.size:
+        raise ValueError(f"X has all-zero rows {zero_rows.tolist()}; a zero vector cannot be normalised.")
+    rescaled = X / peak
+    return rescaled / np.linalg.norm(rescaled, axis=1, keepdims=True)
+
+
+def softmax_readout(K, V, x, beta: float) -> tuple[np.ndarray, np.ndarray]:
+    """f(x) = Vᵀ softmax(β K x), the attention read-out for one query.
+
+    K: keys as rows [n, d]; V: values as rows [n, d_v]; x: query [d]; beta: finite sharpness.
+    Returns (output [d_v], weights [n]); the stable softmax keeps large β finite.
+    """
+    K = as_float_array(K, "K", ndim=2)
+    V = as_float_array(V, "V", ndim=2)
+    x = as_float_array(x, "x", ndim=1)
+    beta = as_real(beta, "beta")
+    if V.shape[0] != K.shape[0]:
+        raise ValueError(f"V must have one row per key: K has {K.shape[0]} rows, V has {V.shape[0]}.")
+    if x.shape[0] != K.shape[1]:
+        raise ValueError(f"x must have the key width d = {K.shape[1]}; got length {x.shape[0]}.")
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = beta * (K @ x)  # [n]
+    if not np.all(np.isfinite(scores)):
+        raise ValueError("beta · K x overflows float64; use smaller keys, query or beta.")
+    weights = softmax(scores)  # [n]
+    return V.T @ weights, weights  # [d_v], [n]
+
+
+def _random_unit_rows(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Gaussian rows normalised to unit length: uniform directions on the sphere, shape [..., d]."""
+    rows = rng.standard_normal(shape)
+    return rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+
+
+def _retrieval_successes(
+    n_pairs: int, d: int, beta: float, n_trials: int, rng: np.random.Generator, readout: str
+) -> int:
+    """Number of successful retrievals in n_trials independent memories (one query each)."""
+    successes = 0
+    chunk = max(1, _RETRIEVAL_CHUNK_FLOATS // (n_pairs * d))
+    for start in range(0, n_trials, chunk):
+        size = min(chunk, n_trials - start)
+        keys = _random_unit_rows(rng, (size, n_pairs, d))  # [t, n, d]
+        values = _random_unit_rows(rng, (size, n_pairs, d))  # [t, n, d]
+        queried = rng.integers(0, n_pairs, size=size)  # [t]
+        query = keys[np.arange(size), queried]  # [t, d]
+        scores = (keys @ query[:, :, None])[:, :, 0]  # [t, n]
+        weights = softmax(beta * scores) if readout == "softmax" else scores  # [t, n]
+        output = (weights[:, None, :] @ values)[:, 0, :]  # [t, d]
+        similarity = (values @ output[:, :, None])[:, :, 0]  # [t, n], cosine times |output|
+        successes += int(np.count_nonzero(similarity.argmax(axis=-1) == queried))
+    return successes
+
+
+def retrieval_accuracy(
+    n_pairs: int, d: int, beta: float, n_trials: int, rng: np.random.Generator, readout: str = "softmax"
+) -> float:
+    """Success rate of associative retrieval from n_pairs stored (key, value) pairs (AR07/b2).
+
+    Each trial stores n_pairs random unit keys and random unit values in R^d, queries with one
+    stored key (chosen uniformly) and succeeds when the read-out is closest in cosine to that
+    key's value among all stored values. readout="softmax" uses f(x) = Vᵀ softmax(β K x),
+    readout="linear" uses f(x) = Vᵀ K x (beta unused). Trials are drawn in chunks of memories:
+    keys, then values, then the queried indices. Returns a float in [0, 1].
+    """
+    n_pairs = as_positive_int(n_pairs, "n_pairs")
+    d = as_positive_int(d, "d")
+    beta = as_real(beta, "beta")
+    n_trials = as_positive_int(n_trials, "n_trials")
+    rng = as_generator(rng)
+    if readout not in READOUTS:
+        raise ValueError(f"readout must be one of {READOUTS}; got {readout!r}.")
+    return _retrieval_successes(n_pairs, d, beta, n_trials, rng, readout) / n_trials
+
+
+def retrieval_capacity(
+    n_pairs_grid, d: int, beta: float, n_trials: int, rng: np.random.Generator,
+    readout: str = "softmax", threshold: float = 0.9,
+) -> tuple[int, np.ndarray]:
+    """Largest n_pairs of the grid whose retrieval accuracy is at least ``threshold``.
+
+    n_pairs_grid: increasing positive integers; the other arguments as in ``retrieval_accuracy``.
+    Returns (capacity, accuracies [len(grid)]); capacity is 0 when no grid point reaches the
+    threshold and equals the last grid point when all do (the true capacity may then be larger).
+    """
+    grid = np.asarray(n_pairs_grid)
+    if grid.ndim != 1 or grid.size == 0 or grid.dtype.kind not in "iu" or np.any(grid < 1):
+        raise ValueError("n_pairs_grid must be a non-empty 1-D sequence of positive integers.")
+    if np.any(np.diff(grid) <= 0):
+        raise ValueError("n_pairs_grid must be strictly increasing.")
+    threshold = as_real(threshold, "threshold", minimum=0.0)
+    accuracies = np.array(
+        [retrieval_accuracy(int(n), d, beta, n_trials, rng, readout=readout) for n in grid]
+    )
+    reached = grid[accuracies >= threshold]
+    return (int(reached.max()) if reached.size else 0), accuracies
+
+
+def equivalent_beta(d_k: int) -> float:
+    """β matching the 1/sqrt(d_k) scaling when q and k have length sqrt(d_k).
+
+    q·k / sqrt(d_k) = |q||k| cos / sqrt(d_k) = sqrt(d_k) · cos, so β = d_k / sqrt(d_k) = sqrt(d_k).
+    """
+    return float(d_k / unit_variance_scale(d_k))
+
+
+#: The AR07 example: target A scores 1.0, the other entry B scores 0.6, sharpness β = 4.
+AB_SCORES = (1.0, 0.6)
+AB_BETA = 4.0
+
+#: [exp(4·1), exp(4·0.6)] = [54.598150, 11.023176].
+answer_ab_exp = exp_weights(AB_SCORES, AB_BETA)
+
+#: B relative to A after exponentiation: exp(-1.6) = 0.2018965.
+answer_ab_ratio = relative_weight(AB_SCORES[0], AB_SCORES[1], AB_BETA)
+
+#: The normaliser exp(4) + exp(2.4) = 65.621326 (AR07/b1).
+ab_normaliser = float(answer_ab_exp.sum())
+
+#: The allocated weights [0.832018385, 0.167981615].
+answer_ab_weights = answer_ab_exp / ab_normaliser
+
+#: β that corresponds to dividing by sqrt(64) when |q| = |k| = sqrt(64): 8.0.
+answer_beta_equiv = equivalent_beta(64)
