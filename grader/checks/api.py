@@ -245,8 +245,10 @@ class Check:
             first = min(failing, key=lambda v: STAGES.index(v.stage))
             problem, stage = f"{first.stage} — on {first.label}: {first.detail}", first.stage
         verdict = Verdict(self.name, fraction, verdicts, problem=problem, stage=stage)
+        # Invalid-input cases say nothing about the computation: the known variants validate their
+        # input, most students' first attempts do not, and that must not hide the misconception.
         wrong = [(case, outcome.get("ok")) for case, outcome, v in zip(cases, results, verdicts)
-                 if not v.passed and "ok" in outcome]
+                 if not v.passed and "ok" in outcome and not case.raises]
         return self._with_misconception(verdict, wrong)
 
     def _judge_value(self, wire) -> Verdict:

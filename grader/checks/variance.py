@@ -11,8 +11,8 @@ import numpy as np
 
 from grader import kernel_probe
 from grader.checks.api import INACCURATE, Case, Check, Misconception, RngSeed, _compare
-from solutions import misconceptions as known
-from solutions import variance as reference
+import solutions.misconceptions as known
+import solutions.variance as reference
 
 #: Tolerances of the exact (non-random) checks.
 EXACT_RTOL = 1e-6
@@ -261,7 +261,7 @@ CHECKS = [
             Misconception(
                 "one component variance",
                 "you multiplied d_k by a single component variance, but each product q_i k_i has variance "
-                "var_q·var_k, so Var(q·k) = d_k·var_q·var_k (variance 4 gives 16 per term, not 4)",
+                "var_q·var_k, the product of both components' variances",
                 "L3 §7", known.dot_variance_theory_component_variance_once),
             Misconception(
                 "standard deviation instead of variance",
@@ -300,8 +300,8 @@ CHECKS = [
         misconceptions=[
             Misconception(
                 "variance ratio",
-                "16 is the ratio of the variances 64/4; the standard deviation grows like sqrt(d_k), so its "
-                "ratio is the square root of that",
+                "16 is the ratio of the variances; σ is the square root of the variance, so the ratio of the "
+                "standard deviations is not the ratio of the variances",
                 "L3 §1", 16.0),
         ],
     ),
@@ -314,12 +314,13 @@ CHECKS = [
         misconceptions=[
             Misconception(
                 "variance 4 counted once",
-                "you took Var(q·k) as 4·d_k = 256, but each product q_i k_i has variance var_q·var_k = 4·4 = 16",
+                "you counted the component variance 4 once (4·d_k = 256), but each product q_i k_i has "
+                "variance var_q·var_k, which involves the variances of both q and k",
                 "L3 §7", 256.0),
             Misconception(
                 "unit components",
-                "64 is the variance with unit components; with variance 4 in q and in k every product's "
-                "variance grows 16-fold",
+                "64 is the variance with unit components; here every component of q and of k has variance 4, "
+                "which changes the variance of every product q_i k_i",
                 "L3 §7", 64.0),
         ],
     ),
@@ -332,16 +333,16 @@ CHECKS = [
         misconceptions=[
             Misconception(
                 "dividing by d_k normalises",
-                "dividing by d_k does not give σ = 1: σ(q·k) = sqrt(64) = 8, and dividing q·k by 64 divides "
-                "σ by 64 as well, so the scores shrink far below unit spread",
+                "dividing by d_k does not give σ = 1: it divides σ(q·k) = sqrt(d_k) by d_k, not by sqrt(d_k), "
+                "so the scores shrink far below unit spread",
                 "L3 §7", 1.0),
             Misconception(
                 "unscaled sigma",
-                "8 is σ of the raw q·k; dividing the scores by d_k = 64 divides σ by 64 too",
+                "8 is σ of the raw q·k; dividing the scores by d_k divides their σ by d_k as well",
                 "L3 §7", 8.0),
             Misconception(
                 "variance instead of sigma",
-                "1/64 is the variance of q·k / 64; σ is its square root",
+                "this is the variance of q·k / d_k, not its standard deviation",
                 "L3 §7", 1.0 / 64.0),
         ],
     ),
