@@ -14,11 +14,13 @@ import secrets
 
 from grader import kernel_probe
 from grader.checks import get_check
-from grader.checks.api import Verdict
 
 
-def probe(name: str, namespace: dict | None = None) -> Verdict:
-    """Judge the caller's ``name`` (function or answer variable) against the reference, in-process."""
+def probe(name: str, namespace: dict | None = None) -> None:
+    """Judge the caller's ``name`` (function or answer variable) against the reference, in-process.
+
+    Prints one line when it passes; raises AssertionError with the feedback text when it does not.
+    """
     if namespace is None:
         namespace = inspect.currentframe().f_back.f_globals
     check = get_check(name)
@@ -28,4 +30,4 @@ def probe(name: str, namespace: dict | None = None) -> Verdict:
     verdict = check.decide(cases, report)
     if not verdict.passed:
         raise AssertionError(verdict.explain())
-    return verdict
+    print(f"✓ {verdict.explain()}")

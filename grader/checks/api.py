@@ -255,7 +255,7 @@ class Check:
         if self.judge is not None:
             outcome = self.judge(None, _decode_output(wire))
         else:
-            outcome = _compare(self.reference, wire, self.rtol, self.atol)
+            outcome = compare_answer(self.reference, wire, self.rtol, self.atol)
         if outcome is None:
             return Verdict(self.name, 1.0, [])
         stage, detail = outcome
@@ -280,7 +280,7 @@ class Check:
             result = self.judge(case, value) if not isinstance(value, _Opaque) else \
                 (WRONG_TYPE, f"your function returned a {value.type_name}, not numbers.")
         else:
-            result = _compare(case.call(self.reference), outcome["ok"], self.rtol, self.atol)
+            result = compare_answer(case.call(self.reference), outcome["ok"], self.rtol, self.atol)
         if result is None:
             return CaseVerdict(case.label, case.weight, None)
         return CaseVerdict(case.label, case.weight, *result)
@@ -304,7 +304,7 @@ def _matches_variant(variant, case: Case | None, wire, check: Check) -> bool:
         wrong_answer = case.call(variant) if case is not None else variant
     except Exception:
         return False
-    return _compare(wrong_answer, wire, check.rtol, check.atol) is None
+    return compare_answer(wrong_answer, wire, check.rtol, check.atol) is None
 
 
 # ---- comparing one answer with the reference ------------------------------------------------
@@ -337,14 +337,14 @@ def _describe(wire) -> str:
     return f"a {kind}"
 
 
-def _compare(expected, wire, rtol: float, atol: float):
+def compare_answer(expected, wire, rtol: float, atol: float):
     """None when ``wire`` (the student's encoded output) matches ``expected``; else (stage, detail)."""
     kind = wire["t"]
     if isinstance(expected, tuple):
         if kind not in ("tuple", "list") or len(wire["items"]) != len(expected):
             return WRONG_TYPE, f"expected a tuple of {len(expected)} items, got {_describe(wire)}."
         for i, (exp, item) in enumerate(zip(expected, wire["items"])):
-            result = _compare(exp, item, rtol, atol)
+            result = compare_answer(exp, item, rtol, atol)
             if result is not None:
                 return result[0], f"item {i} of the tuple: {result[1]}"
         return None
@@ -355,7 +355,7 @@ def _compare(expected, wire, rtol: float, atol: float):
         if missing:
             return WRONG_TYPE, f"the dict has no key(s) {missing}."
         for key in expected:
-            result = _compare(expected[key], wire["items"][key], rtol, atol)
+            result = compare_answer(expected[key], wire["items"][key], rtol, atol)
             if result is not None:
                 return result[0], f"entry {key!r}: {result[1]}"
         return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from grader import kernel_probe
-from grader.checks.api import INACCURATE, WRONG_TYPE, Case, Check, Misconception, RngSeed, _compare
+from grader.checks.api import INACCURATE, WRONG_TYPE, Case, Check, Misconception, RngSeed, compare_answer
 from solutions.misconceptions import (
     entropy_in_bits,
     softmax_over_first_axis,
@@ -187,7 +187,7 @@ def _judge_saturation(case: Case, value) -> tuple[str, str] | None:
     band = saturation_band(d_k, n_keys, n_trials, scale, seed.seed)
     for key in SATURATION_KEYS:
         centre, half_width = band[key]
-        problem = _compare(centre, kernel_probe.encode(value[key]), 0.0, half_width)
+        problem = compare_answer(centre, kernel_probe.encode(value[key]), 0.0, half_width)
         if problem is not None and problem[0] == INACCURATE:
             return INACCURATE, (f"entry {key!r}: the mean is further from the expected value than the "
                                 f"sampling noise of {n_trials} trials explains "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from grader import kernel_probe
-from grader.checks.api import INACCURATE, Case, Check, Misconception, RngSeed, _compare
+from grader.checks.api import INACCURATE, Case, Check, Misconception, RngSeed, compare_answer
 import solutions.misconceptions as known
 import solutions.variance as reference
 
@@ -44,11 +44,11 @@ def _judge_any_order(case: Case, value) -> tuple[str, str] | None:
     """Compare the outcomes as a multiset: the contract allows any order."""
     expected = np.sort(case.call(reference.coin_dot_products))  # [2**d]
     wire = kernel_probe.encode(value)
-    problem = _compare(expected, wire, EXACT_RTOL, EXACT_ATOL)
+    problem = compare_answer(expected, wire, EXACT_RTOL, EXACT_ATOL)
     if problem is None or problem[0] != INACCURATE:
         return problem  # matched as listed, or a type/shape/finiteness problem
     listed = np.sort(np.asarray(value, dtype=np.float64).ravel())
-    problem = _compare(expected, kernel_probe.encode(listed), EXACT_RTOL, EXACT_ATOL)
+    problem = compare_answer(expected, kernel_probe.encode(listed), EXACT_RTOL, EXACT_ATOL)
     if problem is None:
         return None
     return INACCURATE, "even in sorted order these are not the 2**d values of q·k in the coin model."
@@ -174,7 +174,7 @@ def mc_band(d_k: int, n_samples: int, var_q: float = 1.0, var_k: float = 1.0) ->
 
 def _judge_mc(case: Case, value) -> tuple[str, str] | None:
     centre, half_width = mc_band(*_mc_arguments(case))
-    problem = _compare(centre, kernel_probe.encode(value), 0.0, half_width)
+    problem = compare_answer(centre, kernel_probe.encode(value), 0.0, half_width)
     if problem is not None and problem[0] == INACCURATE:
         return INACCURATE, (f"the estimate is further from Var(q·k) than sampling noise explains "
                             f"(more than {MC_STANDARD_ERRORS:g} standard errors).")
