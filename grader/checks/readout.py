@@ -17,54 +17,66 @@ from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Case, Check, M
 from solutions.misconceptions import relative_weight_without_exponent
 
 # ---- wrong variants not in solutions.misconceptions (same signatures as the API functions) ----
+# They check nothing, as a student who makes the mistake usually does not either: a case the
+# student rightly rejects is not a failing case, and a case they wrongly accept then matches.
+
+
+def _floats(*arrays):
+    return (np.asarray(a, dtype=np.float64) for a in arrays)
 
 
 def exp_weights_without_beta(scores, beta):
     """exp(s): the sharpness β is left out of the exponent."""
-    solutions.exp_weights(scores, 0.0)  # the same argument checks as the reference
-    return np.exp(np.asarray(scores, dtype=np.float64))
+    (scores,) = _floats(scores)
+    return np.exp(scores)
 
 
 def exp_weights_beta_as_temperature(scores, beta):
     """exp(s / β): β used as a temperature (dividing) instead of a sharpness (multiplying)."""
-    solutions.exp_weights(scores, 0.0)
-    return np.exp(np.asarray(scores, dtype=np.float64) / float(beta))
+    (scores,) = _floats(scores)
+    with np.errstate(all="ignore"):
+        return np.exp(scores / float(beta))
 
 
 def relative_weight_inverted(s_target, s_other, beta):
     """exp(β(s_target − s_other)): the target relative to the other entry instead of the reverse."""
-    return solutions.relative_weight(s_other, s_target, beta)
+    s_target, s_other = _floats(s_target, s_other)
+    return np.exp(float(beta) * (s_target - s_other))
 
 
 def relative_weight_without_beta(s_target, s_other, beta):
     """exp(s_other − s_target): the sharpness β is left out."""
-    return solutions.relative_weight(s_target, s_other, 1.0)
+    s_target, s_other = _floats(s_target, s_other)
+    return np.exp(s_other - s_target)
 
 
 def normalize_columns(X):
     """Each column scaled to unit length instead of each row."""
-    return solutions.normalize_rows(np.asarray(X, dtype=np.float64).T).T
+    (X,) = _floats(X)
+    with np.errstate(all="ignore"):
+        return X / np.linalg.norm(X, axis=0, keepdims=True)
 
 
 def normalize_rows_by_abs_sum(X):
     """Each row divided by the sum of its absolute entries (L1) instead of its Euclidean length."""
-    solutions.normalize_rows(X)  # the same argument checks, including the zero row
-    X = np.asarray(X, dtype=np.float64)
-    return X / np.abs(X).sum(axis=1, keepdims=True)
+    (X,) = _floats(X)
+    with np.errstate(all="ignore"):
+        return X / np.abs(X).sum(axis=1, keepdims=True)
 
 
 def softmax_readout_without_beta(K, V, x, beta):
     """Vᵀ softmax(K x): the sharpness β is left out of the scores."""
-    solutions.softmax_readout(K, V, x, beta)  # the same argument checks as the reference
-    return solutions.softmax_readout(K, V, x, 1.0)
+    K, V, x = _floats(K, V, x)
+    weights = solutions.softmax(K @ x)  # [n]
+    return V.T @ weights, weights
 
 
 def softmax_readout_unnormalised(K, V, x, beta):
     """Vᵀ exp(β K x): the exponentials are used as weights without dividing by their sum."""
-    solutions.softmax_readout(K, V, x, beta)
-    K, V, x = (np.asarray(a, dtype=np.float64) for a in (K, V, x))
-    weights = np.exp(float(beta) * (K @ x))  # [n]
-    return V.T @ weights, weights
+    K, V, x = _floats(K, V, x)
+    with np.errstate(all="ignore"):
+        weights = np.exp(float(beta) * (K @ x))  # [n]
+        return V.T @ weights, weights
 
 
 # ---- cases ------------------------------------------------------------------------------------
@@ -198,7 +210,8 @@ def judge_retrieval_accuracy(case: Case, value):
     readout = case.kwargs.get("readout", "softmax")
     successes = rate * n_trials
     if abs(successes - round(successes)) > 1e-6:
-        return INACCURATE, f"a success rate over {n_trials} trials is a whole number of successes divided by {n_trials}."
+        return INACCURATE, (f"a success rate over {n_trials} trials is a whole number of successes "
+                            f"divided by {n_trials}.")
     expected = expected_accuracy(n_pairs, d, beta, readout)
     tolerance = retrieval_tolerance(expected, n_trials)
     if abs(rate - expected) <= tolerance:
@@ -216,7 +229,8 @@ def _retrieval_alternatives(n_pairs: int, d: int, beta: float, readout: str):
     if readout == "softmax":
         yield "the linear read-out Vᵀ K x (is `readout` used?)", expected_accuracy(n_pairs, d, beta, "linear")
         if beta != 1.0:
-            yield "softmax without beta, Vᵀ softmax(K x) (is `beta` used?)", expected_accuracy(n_pairs, d, 1.0, "softmax")
+            yield ("softmax without beta, Vᵀ softmax(K x) (is `beta` used?)",
+                   expected_accuracy(n_pairs, d, 1.0, "softmax"))
     else:
         yield "the softmax read-out (is `readout` used?)", expected_accuracy(n_pairs, d, beta, "softmax")
 

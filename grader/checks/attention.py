@@ -1,0 +1,288 @@
+"""Hidden checks of assignment 04_attention: scaled dot-product and multi-head attention (AM13, Blog).
+
+One :class:`Check` per item of the student API. Attention cases cover batches (leading axes),
+masks (causal, broadcast padding, a fully masked row), large scores, d_k = 1 and float32 input;
+``projected_score_variance`` is stochastic, so a custom judge compares it with the theory
+d_k·(d_model·init_std²)² within statistical bounds derived below.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import solutions
+from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Case, Check, Misconception, RngSeed
+from solutions.misconceptions import (
+    attention_divided_by_d_k,
+    attention_unscaled,
+    causal_mask_strictly_lower,
+    multi_head_attention_scaled_by_d_model,
+)
+
+# ---- wrong variants not in solutions.misconceptions (same signatures as the API functions) ----
+# Like a student making the mistake, they check nothing beyond what numpy itself refuses.
+
+
+def attention_fully_masked_row_uniform(Q, K, V, mask=None):
+    """Masked scores replaced by a large negative number, so a fully masked row gets uniform weights."""
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # [..., n_q, n_k]
+    if mask is not None:
+        scores = np.where(mask, scores, -1e9)
+    weights = solutions.softmax(scores)
+    return weights @ V, weights
+
+
+def attention_masked_after_softmax(Q, K, V, mask=None):
+    """The mask applied to the weights after softmax, without renormalising the allowed ones."""
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    weights = solutions.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))  # [..., n_q, n_k]
+    if mask is not None:
+        weights = np.where(mask, weights, 0.0)
+    return weights @ V, weights
+
+
+def causal_mask_upper(n):
+    """True on and above the diagonal: each position attends to the future instead of the past."""
+    return np.triu(np.ones((int(n), int(n)), dtype=bool))
+
+
+def multi_head_attention_unscaled(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    """Multi-head attention whose heads use raw scores, not divided by sqrt(d_head)."""
+    d_model = np.shape(X)[-1]
+    # Growing W_q by sqrt(d_head) cancels the division by sqrt(d_head).
+    W_q = np.asarray(W_q, dtype=np.float64) * np.sqrt(d_model // int(n_heads))
+    return solutions.multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=mask)
+
+
+def multi_head_attention_without_output_projection(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    """The concatenated heads returned as they are, without multiplying by W_o."""
+    d_model = np.shape(X)[-1]
+    return solutions.multi_head_attention(X, W_q, W_k, W_v, np.eye(d_model), n_heads, mask=mask)
+
+
+# ---- cases ------------------------------------------------------------------------------------
+
+
+def _qkv(rng: np.random.Generator, batch: tuple[int, ...], n_q: int, n_k: int, d_k: int, d_v: int,
+         scale: float = 1.0):
+    """Gaussian Q [*batch, n_q, d_k], K [*batch, n_k, d_k] (both times ``scale``) and V [*batch, n_k, d_v]."""
+    return (scale * rng.standard_normal(batch + (n_q, d_k)),
+            scale * rng.standard_normal(batch + (n_k, d_k)),
+            rng.standard_normal(batch + (n_k, d_v)))
+
+
+def _attention_cases(rng: np.random.Generator) -> list[Case]:
+    n_q, n_k, d_k, d_v = (int(v) for v in rng.integers(2, 7, size=4))
+    n = int(rng.integers(4, 8))
+    partly_masked = rng.random((n_q, n_k)) < 0.6
+    partly_masked[np.arange(n_q), rng.integers(0, n_k, n_q)] = True  # every row may attend somewhere
+    with_empty_row = partly_masked.copy()
+    with_empty_row[int(rng.integers(n_q))] = False
+    padding = np.ones((2, 1, n_k), dtype=bool)
+    padding[0, 0, int(rng.integers(1, n_k)):] = False  # the first sequence is shorter
+    Q, K, V = _qkv(rng, (2,), n_q, n_k, d_k, d_v)
+    bad_Q, bad_K, bad_V = _qkv(rng, (), n_q, n_k, d_k, d_v)
+    return [
+        Case(f"one sequence: {n_q} queries, {n_k} keys, d_k = {d_k}, d_v = {d_v}",
+             _qkv(rng, (), n_q, n_k, d_k, d_v)),
+        Case("a batch of shape (2, 3) in front of the last two axes", _qkv(rng, (2, 3), n_q, n_k, d_k, d_v)),
+        Case("large scores (entries of Q and K around ±30)", _qkv(rng, (), n_q, n_k, d_k, d_v, scale=30.0)),
+        Case(f"a causal mask on {n} tokens", _qkv(rng, (), n, n, d_k, d_v), {"mask": np.tril(np.ones((n, n), bool))}),
+        Case("a boolean mask with one fully masked row", _qkv(rng, (), n_q, n_k, d_k, d_v), {"mask": with_empty_row}),
+        Case("a batch of 2 with a padding mask of shape (2, 1, n_k)", (Q, K, V), {"mask": padding}),
+        Case("d_k = 1", _qkv(rng, (), n_q, n_k, 1, d_v)),
+        Case("float32 inputs", tuple(a.astype(np.float32) for a in _qkv(rng, (), n_q, n_k, d_k, d_v))),
+        Case("K whose width differs from the width d_k of Q",
+             (bad_Q, np.concatenate([bad_K, bad_K[:, :1]], axis=1), bad_V), weight=0.5, raises="ValueError"),
+    ]
+
+
+def _causal_mask_cases(rng: np.random.Generator) -> list[Case]:
+    sizes = sorted(int(v) for v in rng.choice(np.arange(2, 17), size=3, replace=False))
+    return ([Case("n = 1", (1,))] + [Case(f"n = {n}", (n,)) for n in sizes]
+            + [Case("n = 0", (0,), weight=0.5, raises="ValueError")])
+
+
+def _weights(rng: np.random.Generator, d_model: int, dtype=np.float64):
+    """W_q, W_k, W_v, W_o [d_model, d_model] ~ N(0, 1/d_model)."""
+    return tuple((rng.standard_normal((d_model, d_model)) / np.sqrt(d_model)).astype(dtype) for _ in range(4))
+
+
+def _mha_case(label: str, rng: np.random.Generator, batch: tuple[int, ...], n: int, d_model: int,
+              n_heads: int, mask=None, dtype=np.float64, **case) -> Case:
+    X = (2.0 * rng.standard_normal(batch + (n, d_model))).astype(dtype)
+    kwargs = {} if mask is None else {"mask": mask}
+    return Case(label, (X,) + _weights(rng, d_model, dtype) + (n_heads,), kwargs, **case)
+
+
+def _mha_cases(rng: np.random.Generator) -> list[Case]:
+    n = int(rng.integers(3, 6))
+    n_heads = int(rng.choice([2, 3]))
+    d_model = n_heads * int(rng.integers(2, 4))
+    return [
+        _mha_case(f"{n} tokens, d_model = {d_model}, {n_heads} heads", rng, (), n, d_model, n_heads),
+        _mha_case("a batch of 2 sequences (leading axis)", rng, (2,), n, d_model, n_heads),
+        _mha_case("one head (n_heads = 1)", rng, (), n, d_model, 1),
+        _mha_case("heads of width 1 (n_heads = d_model = 4)", rng, (), n, 4, 4),
+        _mha_case(f"a causal mask on {n} tokens", rng, (2,), n, d_model, n_heads, mask=np.tril(np.ones((n, n), bool))),
+        _mha_case("float32 inputs", rng, (), n, d_model, n_heads, dtype=np.float32),
+        _mha_case("d_model = 6 with n_heads = 4", rng, (), n, 6, 4, weight=0.5, raises="ValueError"),
+    ]
+
+
+# ---- projected_score_variance: a statistical judge ---------------------------------------------
+
+#: Standard errors of slack around the theory (above 5 because the estimate is skewed, see below).
+VARIANCE_Z = 6.0
+
+
+def variance_estimate_sd(d_model: int, d_k: int, init_std: float, n_samples: int) -> float:
+    """Standard deviation of a correct n_samples estimate of Var(s), s = (x W_q)·(x' W_k).
+
+    Write m = d_model, d = d_k, σ = init_std, μ = d m² σ⁴ (the theory). Two correct designs exist:
+
+    A. fresh weights for every sample: given x, x', the components of x W_q and x' W_k are
+       N(0, σ²|x|²) and N(0, σ²|x'|²), so s = σ²|x||x'|·(z·z') with z, z' ~ N(0, I_d). With
+       E|x|⁴ = m(m+2) and E(z·z')⁴ = 3d² + 6d: E s⁴ = σ⁸ m²(m+2)²(3d² + 6d), and the mean of n
+       values of s² has variance (E s⁴ − μ²)/n.
+    B. one initialisation, then n pairs x, x': given M = W_q W_kᵀ, s has variance F = tr S with
+       S = M Mᵀ and Var(s² | M) = 2 (tr S)² + 6 tr(S²). Over the Wishart matrices A = W_qᵀW_q and
+       B = W_kᵀW_k: Var F = 2σ⁸ m² d (2m + d + 1), E tr(S²) = σ⁸ m² d ((m+1)(m+d+1) + 2 + m d),
+       so the estimate has variance (2 E(tr S)² + 6 E tr(S²))/n + Var F.
+    (Checked against simulation.) The larger of the two is returned.
+    """
+    m, d, s2 = float(d_model), float(d_k), float(init_std) ** 2
+    mean = d * m * m * s2 * s2
+    fourth_moment_a = s2**4 * m * m * (m + 2) ** 2 * (3 * d * d + 6 * d)
+    var_a = (fourth_moment_a - mean**2) / n_samples
+    var_f = 2 * s2**4 * m * m * d * (2 * m + d + 1)
+    trace_s2 = s2**4 * m * m * d * ((m + 1) * (m + d + 1) + 2 + m * d)
+    var_b = (2 * (var_f + mean**2) + 6 * trace_s2) / n_samples + var_f
+    return float(np.sqrt(max(var_a, var_b)))
+
+
+def _is_real_scalar(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def judge_projected_score_variance(case: Case, value):
+    """None when ``value`` is within VARIANCE_Z standard deviations of the theory; else (stage, detail).
+
+    The estimate is a mean of squares, skewed to the right (most of all through the weights of
+    design B), so 6 rather than 5 standard deviations keep a correct answer's rejection rate
+    below about 1e-5 for the case sizes used here.
+    """
+    if not _is_real_scalar(value):
+        return WRONG_TYPE, f"expected the variance as one float, got a {type(value).__name__}."
+    estimate = float(value)
+    if not np.isfinite(estimate):
+        return NOT_FINITE, "your variance is nan or inf."
+    if estimate < 0:
+        return INACCURATE, "a variance is never negative."
+    d_model, d_k, init_std, n_samples = case.args[:4]
+    theory = solutions.projected_score_variance_theory(d_model, d_k, init_std)
+    sd = variance_estimate_sd(d_model, d_k, init_std, n_samples)
+    if abs(estimate - theory) <= VARIANCE_Z * sd + 1e-12 * max(theory, 1.0):  # + rounding, for init_std = 0
+        return None
+    detail = (f"your variance is further from what theory predicts than {VARIANCE_Z:g} standard errors "
+              f"of a {n_samples}-sample estimate allow.")
+    squared_std = float(init_std) ** 2
+    alternatives = (
+        ("scores divided by sqrt(d_k); this function measures the unscaled scores", theory / d_k, sd / d_k),
+        ("weights drawn with standard deviation init_std² (numpy's `scale` is the standard deviation)",
+         solutions.projected_score_variance_theory(d_model, d_k, squared_std),
+         variance_estimate_sd(d_model, d_k, squared_std, n_samples)),
+    )
+    for description, alternative, alternative_sd in alternatives:
+        if alternative != theory and abs(estimate - alternative) <= VARIANCE_Z * alternative_sd:
+            return INACCURATE, f"{detail} It is consistent with {description}."
+    return INACCURATE, detail
+
+
+def _variance_cases(rng: np.random.Generator) -> list[Case]:
+    def seed() -> RngSeed:
+        return RngSeed(int(rng.integers(2**31)))
+
+    d_model = int(rng.choice([48, 64]))
+    init_std = round(float(rng.uniform(0.5, 2.0)) / np.sqrt(d_model), 4)
+    return [
+        Case(f"d_model = {d_model}, d_k = 16, init_std = {init_std}, 2000 samples",
+             (d_model, 16, init_std, 2000, seed())),
+        Case("d_model = 64, d_k = 16, init_std = 1 (unscaled initialisation), 2000 samples",
+             (64, 16, 1.0, 2000, seed())),
+        Case("d_k = 1, d_model = 512, init_std = 0.05, 2000 samples", (512, 1, 0.05, 2000, seed())),
+        Case("init_std = 0 (all weights zero), 100 samples", (16, 4, 0.0, 100, seed())),
+        Case("d_k = 0", (16, 0, 0.25, 100, seed()), weight=0.5, raises="ValueError"),
+    ]
+
+
+# ---- the checks -------------------------------------------------------------------------------
+
+CHECKS = [
+    Check(
+        name="scaled_dot_product_attention",
+        reference=solutions.scaled_dot_product_attention,
+        cases=_attention_cases,
+        lesson="AM13",
+        misconceptions=[
+            Misconception("divided by d_k", "your weights equal softmax(Q Kᵀ / d_k): dividing by d_k shrinks the "
+                          "score σ to 1/√d_k instead of 1, so the weights come out too flat", "L3 §5",
+                          attention_divided_by_d_k),
+            Misconception("no scaling", "your weights equal softmax(Q Kᵀ): unscaled scores have σ = √d_k, so "
+                          "the softmax saturates onto one key", "L3 §5", attention_unscaled),
+            Misconception("fully masked row made uniform", "your fully masked row gets uniform weights: filling "
+                          "masked scores with a large negative number lets a row with no allowed key attend to "
+                          "all of them, where the contract asks for zero weights and a zero output", "AM13",
+                          attention_fully_masked_row_uniform),
+            Misconception("masked after softmax", "your masked weights were zeroed after softmax without "
+                          "renormalising, so each row's allowed weights no longer sum to one", "AM13",
+                          attention_masked_after_softmax),
+        ],
+    ),
+    Check(
+        name="causal_mask",
+        reference=solutions.causal_mask,
+        cases=_causal_mask_cases,
+        lesson="AM13",
+        misconceptions=[
+            Misconception("off by one", "your mask is False on the diagonal: a causal mask lets each position "
+                          "attend to itself as well as to the earlier ones", "AM13", causal_mask_strictly_lower),
+            Misconception("future instead of past", "your mask is True above the diagonal, letting each "
+                          "position attend to later positions and hiding the earlier ones", "AM13",
+                          causal_mask_upper),
+        ],
+    ),
+    Check(
+        name="multi_head_attention",
+        reference=solutions.multi_head_attention,
+        cases=_mha_cases,
+        lesson="AM13",
+        misconceptions=[
+            Misconception("heads scaled by sqrt(d_model)", "your heads divide their scores by √d_model instead "
+                          "of their own √d_head, which shrinks each head's score σ below 1 and flattens its "
+                          "weights", "AM13", multi_head_attention_scaled_by_d_model),
+            Misconception("heads not scaled", "your heads use raw scores, not divided by √d_head, so their "
+                          "softmax saturates as d_head grows", "L3 §5", multi_head_attention_unscaled),
+            Misconception("no output projection", "your output is the concatenated heads without the final "
+                          "multiplication by W_o", "AM13", multi_head_attention_without_output_projection),
+        ],
+    ),
+    Check(
+        name="projected_score_variance",
+        reference=solutions.projected_score_variance,
+        cases=_variance_cases,
+        judge=judge_projected_score_variance,
+        lesson="Blog",
+    ),
+    Check(
+        name="answer_init_std",
+        reference=solutions.answer_init_std,
+        lesson="Blog",
+        misconceptions=[
+            Misconception("variance instead of standard deviation", "1/512 is the weight variance init_std²; "
+                          "the question asks for the standard deviation, its square root", "Blog", 1.0 / 512),
+            Misconception("normalised by d_k", "1/√64 normalises by d_k, but each projected component sums "
+                          "d_model = 512 products, so it is d_model that sets init_std", "Blog", 0.125),
+        ],
+    ),
+]
