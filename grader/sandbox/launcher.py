@@ -7,7 +7,7 @@ any site-packages are set up and must not import the grading packages it hides).
 process is PID 1 of a fresh PID namespace and:
 
 1. builds a new root filesystem from an allow-list (system directories and the Python
-   prefixes read-only, a private ``/tmp``, ``/dev`` and ``/proc``, the working folder and
+   prefixes read-only, a private ``/tmp``, home, ``/dev`` and ``/proc``, the working folder and
    the kernel's socket folder read-write), hides configured paths inside it, and pivots
    into it, so nothing else on the machine is visible;
 2. forks the kernel, which drops to a private unprivileged user id, sets ``no_new_privs``,
@@ -29,7 +29,6 @@ import os
 import resource
 import select
 import signal
-import stat
 import sys
 import time
 
@@ -63,6 +62,9 @@ RLIMITS = {
 }
 
 EXIT_SETUP_FAILED = 70
+
+# How this script appears in process listings (its path ends with this).
+LAUNCHER_NAME = os.path.join("sandbox", "launcher.py")
 
 _libc = None
 
@@ -125,7 +127,7 @@ def _proc_status_fields(pid):
         return None
 
 
-def _all_pids():
+def all_pids():
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
 
@@ -160,7 +162,7 @@ def kill_processes_of_uid(uid, deadline_seconds=5.0):
     """
     def select_pids():
         found = []
-        for pid in _all_pids():
+        for pid in all_pids():
             fields = _proc_status_fields(pid)
             if fields is not None and fields[1] == uid:
                 found.append(pid)
@@ -172,7 +174,7 @@ def kill_descendants(root_pid, deadline_seconds=5.0):
     """Kill every live descendant of ``root_pid`` (found through /proc parent links)."""
     def select_pids():
         children = {}
-        for pid in _all_pids():
+        for pid in all_pids():
             fields = _proc_status_fields(pid)
             if fields is not None:
                 children.setdefault(fields[0], []).append(pid)
@@ -259,7 +261,7 @@ def _make_mount_target(inside, source):
                 pass
 
 
-def build_root(spec, warnings):
+def build_root(spec):
     """Create the sandbox's root filesystem under ``spec['new_root']`` and pivot into it."""
     root = spec["new_root"]
     uid, gid = spec.get("uid"), spec.get("gid")
@@ -276,14 +278,6 @@ def build_root(spec, warnings):
             make_dirs(inside)
             bind_readonly(path, inside)
             visible.append(path)
-    for path in spec["readonly_paths"]:
-        source = os.path.realpath(path)
-        if _inside(path, visible) or not os.path.exists(source):
-            continue
-        _make_mount_target(root + path, source)
-        bind_readonly(source, root + path)
-        visible.append(path)
-
     make_dirs(root + "/proc")
     if spec["pid_namespace"]:
         mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -305,6 +299,15 @@ def build_root(spec, warnings):
     make_dirs(root + "/tmp")
     mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, scratch)
 
+    # after /tmp, so that readable paths under /tmp are not covered by it
+    for path in spec["readonly_paths"]:
+        source = os.path.realpath(path)
+        if _inside(path, visible) or not os.path.exists(source):
+            continue
+        _make_mount_target(root + path, source)
+        bind_readonly(source, root + path)
+        visible.append(path)
+
     hidden_file = root + "/.hidden"
     open(hidden_file, "w").close()
     os.chmod(hidden_file, 0)
@@ -319,14 +322,21 @@ def build_root(spec, warnings):
             mount(hidden_file, inside, None, MS_BIND)
             mount(None, inside, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
 
+    home = root + spec["sandbox_home"]
+    make_dirs(home)
+    owner = ",uid=%d,gid=%d" % (uid, gid) if uid is not None else ""
+    mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+          "mode=0700,size=%d%s" % (spec["tmp_size"], owner))
+
+    # last, so that nothing mounted above can cover them
     for path in (spec["ipc_dir"], spec["workdir"]):
         make_dirs(root + path)
         bind_writable(path, root + path)
-
-    home = root + spec["sandbox_home"]
-    make_dirs(home, 0o700)
-    if uid is not None:
-        os.chown(home, uid, gid)
+    for name in spec.get("workdir_hidden", ()):
+        inside = os.path.join(root + spec["workdir"], name)
+        if os.path.isfile(inside) and not os.path.islink(inside):
+            mount(hidden_file, inside, None, MS_BIND)
+            mount(None, inside, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
 
     old = root + "/.old-root"
     os.mkdir(old)
@@ -457,7 +467,8 @@ def main(argv):
     Spec keys: ``command`` (argv, absolute executable), ``env`` (complete environment),
     ``workdir``, ``ipc_dir``, ``run_dir`` (where ``report.json`` is written), ``new_root``,
     ``mount_namespace``, ``pid_namespace`` (bools), ``system_paths``, ``readonly_paths``,
-    ``hidden_paths`` (absolute paths), ``sandbox_home``, ``tmp_size`` (bytes), ``uid``,
+    ``hidden_paths`` (absolute paths), ``workdir_hidden`` (file names in the working folder
+    to hide, e.g. the notebook being graded), ``sandbox_home``, ``tmp_size`` (bytes), ``uid``,
     ``gid`` (ints or null), ``limits`` (name -> int or null, see ``RLIMITS``), ``required``
     (bool), ``grader_fd`` (int or null), ``fallback_home``, ``fallback_tmp``.
     """
@@ -474,7 +485,7 @@ def main(argv):
 
     if spec["mount_namespace"]:
         try:
-            build_root(spec, warnings)
+            build_root(spec)
             layers["filesystem"] = True
         except OSError as exc:
             warnings.append("filesystem isolation could not be set up (%s)" % exc)

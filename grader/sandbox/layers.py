@@ -9,28 +9,14 @@ import shutil
 import subprocess
 import sys
 
-FILESYSTEM = "filesystem isolation"
-NETWORK = "network isolation"
-PROCESS_CLEANUP = "process isolation"
-PRIVATE_USER = "unprivileged user"
-PROCESS_LIMIT = "process limit"
-RESOURCE_LIMITS = "resource limits"
-ENVIRONMENT = "scrubbed environment"
-
-ALL_LAYERS = (FILESYSTEM, NETWORK, PROCESS_CLEANUP, PRIVATE_USER, PROCESS_LIMIT,
-              RESOURCE_LIMITS, ENVIRONMENT)
-
-# What each layer protects, for warnings and the doctor's table.
-PURPOSE = {
-    FILESYSTEM: "private root filesystem: no course files, gradebook or other students; "
-                "writes only to its folder and a private /tmp",
-    NETWORK: "empty network namespace: no connections, not even to 127.0.0.1",
-    PROCESS_CLEANUP: "PID namespace: every process the kernel started dies with it",
-    PRIVATE_USER: "kernel runs as a private unprivileged user id with no_new_privs",
-    PROCESS_LIMIT: "cap on processes and threads of that user id (fork bombs)",
-    RESOURCE_LIMITS: "address space, CPU time, file size and open files per process",
-    ENVIRONMENT: "minimal environment; nothing inherited from the grading process",
-}
+# Names of the protection layers, as they appear in warnings, errors and `grader doctor`.
+FILESYSTEM = "filesystem isolation"      # private root: no course files; writes to its folder only
+NETWORK = "network isolation"            # empty network namespace
+PROCESS_CLEANUP = "process isolation"    # PID namespace: every process dies with the kernel
+PRIVATE_USER = "unprivileged user"       # private uid, no_new_privs
+PROCESS_LIMIT = "process limit"          # RLIMIT_NPROC of that private uid
+RESOURCE_LIMITS = "resource limits"      # address space, CPU, file size, open files
+ENVIRONMENT = "scrubbed environment"     # minimal environment, nothing inherited
 
 NAMESPACE_FLAGS = {
     FILESYSTEM: ("--mount",),

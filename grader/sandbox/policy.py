@@ -71,6 +71,41 @@ class SandboxPolicy:
                                      f"{path!r}")
 
 
+# Config names (``c.SandboxedExecute.<name>``) that make up a policy, and their fields.
+SETTING_FIELDS = {
+    "memory_limit": "memory_limit",
+    "max_processes": "max_processes",
+    "cpu_time_limit": "cpu_time_limit",
+    "file_size_limit": "file_size_limit",
+    "open_files_limit": "open_files_limit",
+    "tmp_size_limit": "tmp_size_limit",
+    "readonly_paths": "readonly_paths",
+    "hidden_paths": "hidden_paths",
+    "sandbox_env": "extra_env",
+    "require_sandbox": "require_sandbox",
+    "uid_base": "uid_base",
+    "uid_count": "uid_count",
+}
+
+
+def policy_from_settings(settings) -> SandboxPolicy:
+    """A policy from a mapping of SandboxedExecute setting names (missing ones default).
+
+    Other keys (the executor's timeouts, ...) are ignored.
+    """
+    fields = {}
+    for name, field in SETTING_FIELDS.items():
+        if name not in settings:
+            continue
+        value = settings[name]
+        if field == "extra_env":
+            value = tuple(sorted(dict(value).items()))
+        elif field in ("readonly_paths", "hidden_paths"):
+            value = tuple(value)
+        fields[field] = value
+    return SandboxPolicy(**fields)
+
+
 def package_dirs(names=HIDDEN_PACKAGES) -> list[str]:
     """Directories (or module files) of the named top-level packages, without importing them.
 

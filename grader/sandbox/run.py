@@ -10,9 +10,10 @@ Life cycle::
     ...
     run.cleanup()                       # kill leftovers, restore ownership, free the uid
 
-The run folder (``<tempdir>/sal-XXXXXX``, root only) holds the launcher's spec and report
-and the kernel's log; only its ``ipc`` subfolder (the kernel's sockets and connection
-file, owned by the sandbox user) is visible inside the sandbox.
+The run folder (``<tempdir>/sal-XXXXXX``; others may pass through it but not list it)
+holds the launcher's spec and report (readable by root only) and the kernel's log; only
+its ``ipc`` subfolder (the kernel's sockets and connection file, owned by the sandbox
+user) is visible inside the sandbox.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import json
 import logging
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -32,8 +34,11 @@ from .policy import (HIDDEN_PACKAGES, SYSTEM_PATHS, SandboxError, SandboxPolicy,
 from .uid_slots import UidSlot, reserve_uid
 
 LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launcher.py")
-SANDBOX_HOME = "/tmp/home"
+SANDBOX_HOME = "/home/student"
 SANDBOX_TMP = "/tmp"
+# Entries of a course directory that a kernel working inside it must never contain.
+COURSE_SECRETS = ("source", "submitted", "autograded", "feedback", "gradebook.db",
+                  "nbgrader_config.py", "solutions", "grader")
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
@@ -54,21 +59,47 @@ def _is_within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
+def _first_unreachable(files: list[str], folders: list[str]) -> str | None:
+    """The first of ``folders`` (need search) or ``files`` (need read and execute) that a
+    user with no relation to their owners cannot reach, or None if all are reachable."""
+    def others_may(path: str, bits: int) -> bool:
+        return os.stat(path).st_mode & bits == bits
+
+    for path, final_bits in [(d, stat.S_IXOTH) for d in folders] + [
+            (f, stat.S_IROTH | stat.S_IXOTH) for f in files]:
+        folder = os.path.dirname(path)
+        while folder not in ("/", ""):
+            if not others_may(folder, stat.S_IXOTH):
+                return folder
+            folder = os.path.dirname(folder)
+        if not others_may(path, final_bits):
+            return path
+    return None
+
+
 class SandboxRun:
     """Preparation, launch command and teardown of one sandboxed process.
 
     ``workdir`` is the only folder the process may write (besides a private /tmp);
-    ``course_root`` is hidden even where it lies inside a readable directory.
+    ``course_root`` is hidden even where it lies inside a readable directory;
+    ``workdir_hidden`` names files in ``workdir`` to hide (the notebook being graded,
+    which holds the hidden test cells after nbgrader's sanitizing step).
     """
 
-    def __init__(self, policy: SandboxPolicy, workdir: str, course_root: str | None = None,
-                 logger: logging.Logger | None = None):
-        if not os.path.isdir(workdir):
+    def __init__(self, policy: SandboxPolicy, workdir: str | None,
+                 course_root: str | None = None, logger: logging.Logger | None = None,
+                 workdir_hidden: tuple[str, ...] = ()):
+        if workdir is not None and not os.path.isdir(workdir):
             raise SandboxError(f"working folder {workdir!r} does not exist; the sandbox can "
                                "only run a notebook inside an existing folder")
         self.policy = policy
-        self.workdir = os.path.realpath(workdir)
+        # None: an empty private folder is created by prepare()
+        self.workdir = os.path.realpath(workdir) if workdir is not None else None
         self.course_root = os.path.realpath(course_root) if course_root else None
+        for name in workdir_hidden:
+            if os.path.basename(name) != name or name in ("", ".", ".."):
+                raise ValueError(f"workdir_hidden entries are plain file names, got {name!r}")
+        self.workdir_hidden = tuple(workdir_hidden)
         self.log = logger or log
         self.support = L.detect_layers()
         self.run_dir: str | None = None
@@ -80,6 +111,7 @@ class SandboxRun:
         self._pipe_read: int | None = None
         self._owners: dict[str, tuple[int, int]] = {}
         self._log_fd: int | None = None
+        self.disabled: dict[str, str] = {}  # layers this run had to do without, and why
 
     # ------------------------------------------------------------------ preparation
     @property
@@ -89,23 +121,32 @@ class SandboxRun:
     @property
     def missing_layers(self) -> dict[str, str]:
         """Layers that are not protecting this run, with the reason (after the report)."""
-        missing = dict(self.support.missing)
+        missing = {**self.support.missing, **self.disabled}
         if self.report and not self.report.get("layers", {}).get("filesystem", False):
             missing.setdefault(L.FILESYSTEM, "; ".join(self.report.get("warnings", []))
                                or "the launcher could not build the private filesystem")
         return missing
 
-    def hidden_paths(self) -> list[str]:
+    def protected_paths(self) -> list[str]:
+        """Paths the kernel must never read: grading packages, course secrets, extras."""
         paths = list(self.policy.hidden_paths) + package_dirs(HIDDEN_PACKAGES)
         if self.course_root:
-            paths.append(self.course_root)
+            paths += [os.path.join(self.course_root, name) for name in COURSE_SECRETS
+                      if os.path.lexists(os.path.join(self.course_root, name))]
         return [os.path.realpath(p) for p in paths]
+
+    def hidden_paths(self) -> list[str]:
+        """Paths masked inside readable directories: the protected ones and the course root."""
+        paths = self.protected_paths()
+        if self.course_root:
+            paths.append(self.course_root)
+        return paths
 
     def _check_workdir(self) -> None:
         if self.workdir == "/":
             raise SandboxError("refusing to run a sandboxed kernel with the filesystem root "
                                "as its working folder")
-        for hidden in self.hidden_paths():
+        for hidden in self.protected_paths():
             if _is_within(hidden, self.workdir):
                 raise SandboxError(
                     f"refusing to run a sandboxed kernel in {self.workdir!r}: that folder "
@@ -121,12 +162,17 @@ class SandboxRun:
                                "or set SandboxedExecute.require_sandbox = False to grade "
                                "with the layers that work.")
         warn_missing_layers(self.support.missing, self.log)
-        self._check_workdir()
+        if self.workdir is not None:
+            self._check_workdir()
         self.run_dir = os.path.realpath(tempfile.mkdtemp(prefix="sal-"))
+        os.chmod(self.run_dir, 0o711)  # traversable, so fallback folders work without mounts
         self.ipc_dir = os.path.join(self.run_dir, "ipc")
         os.mkdir(self.ipc_dir, 0o700)
         for name in ("root", "home", "tmp"):
             os.mkdir(os.path.join(self.run_dir, name), 0o700)
+        if self.workdir is None:
+            self.workdir = os.path.join(self.run_dir, "work")
+            os.mkdir(self.workdir, 0o700)
         if self.support.available(L.PRIVATE_USER):
             self.uid_slot = reserve_uid(self.policy.uid_base, self.policy.uid_count)
             for name in ("ipc", "home", "tmp"):
@@ -189,6 +235,8 @@ class SandboxRun:
         executable = command[0] if os.path.isabs(command[0]) else shutil.which(command[0])
         if executable is None:
             raise SandboxError(f"kernel executable {command[0]!r} not found on PATH")
+        if self.uid is not None and not self.support.available(L.FILESYSTEM):
+            self._check_reachable(executable)
         self.env = self._environment(executable)
         spec = {
             "command": [executable, *command[1:]],
@@ -202,6 +250,7 @@ class SandboxRun:
             "system_paths": list(SYSTEM_PATHS),
             "readonly_paths": python_prefixes(executable) + list(self.policy.readonly_paths),
             "hidden_paths": self.hidden_paths(),
+            "workdir_hidden": list(self.workdir_hidden),
             "sandbox_home": SANDBOX_HOME,
             "fallback_home": os.path.join(self.run_dir, "home"),
             "fallback_tmp": os.path.join(self.run_dir, "tmp"),
@@ -213,11 +262,31 @@ class SandboxRun:
             "grader_fd": self._pipe_read,
         }
         spec_path = os.path.join(self.run_dir, "spec.json")
-        with open(spec_path, "w") as spec_file:
+        with open(os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600),
+                  "w") as spec_file:
             json.dump(spec, spec_file)
         launcher = [sys.executable, "-I", "-S", LAUNCHER, spec_path]
         unshare = self.support.unshare_command()
         return [*unshare, "--", *launcher] if unshare else launcher
+
+    def _check_reachable(self, executable: str) -> None:
+        """Without a private filesystem the sandbox user sees the real one: give up the
+        private user (with a warning) when it could not even reach the kernel or its folder.
+        """
+        blocked = _first_unreachable([executable, os.path.realpath(executable)],
+                                     [os.path.dirname(self.workdir)])
+        if blocked is None:
+            return
+        if self.policy.require_sandbox:
+            raise SandboxError(f"the sandbox is required but the sandbox user cannot reach "
+                               f"{blocked!r} without filesystem isolation")
+        reason = (f"without filesystem isolation the sandbox user cannot reach {blocked!r} "
+                  "(a folder on the way is not searchable by others)")
+        self.disabled = {L.PRIVATE_USER: reason, L.PROCESS_LIMIT: reason}
+        warn_missing_layers(self.disabled, self.log)
+        self._restore_workdir_owners()
+        self.uid_slot.release()
+        self.uid_slot = None
 
     @property
     def pass_fds(self) -> tuple[int, ...]:
@@ -250,21 +319,18 @@ class SandboxRun:
                 os.close(fd)
                 setattr(self, attr, None)
 
-    def wait_until_ready(self, poll, timeout: float = 30.0) -> dict:
-        """Wait for the launcher's report; ``poll()`` returns the exit code or None.
+    def check_report(self, poll) -> dict | None:
+        """The launcher's report once written, else None; ``poll()`` gives the exit code.
 
-        Raises SandboxError when the launcher failed, exited early or did not report.
+        Raises SandboxError when the launcher failed or exited without reporting.
         """
         path = os.path.join(self.run_dir, "report.json")
-        deadline = time.monotonic() + timeout
-        while not os.path.exists(path):
+        if not os.path.exists(path):
             code = poll()
-            if code is not None and not os.path.exists(path):
-                raise SandboxError(f"the sandbox launcher exited with status {code} before "
-                                   f"starting the kernel: {self.log_tail().strip()}")
-            if time.monotonic() > deadline:
-                raise SandboxError(f"the sandbox launcher did not report within {timeout} s")
-            time.sleep(0.002)
+            if code is None or os.path.exists(path):
+                return None
+            raise SandboxError(f"the sandbox launcher exited with status {code} before "
+                               f"starting the kernel: {self.log_tail().strip()}")
         with open(path) as report_file:
             self.report = json.load(report_file)
         if self.report.get("status") != "ready":
@@ -276,6 +342,15 @@ class SandboxRun:
             raise SandboxError("the sandbox is required but these layers failed: " + "; ".join(
                 f"{k}: {v}" for k, v in missing.items()))
         return self.report
+
+    def wait_until_ready(self, poll, timeout: float = 30.0) -> dict:
+        """Block until :meth:`check_report` has a report (SandboxError after ``timeout`` s)."""
+        deadline = time.monotonic() + timeout
+        while (report := self.check_report(poll)) is None:
+            if time.monotonic() > deadline:
+                raise SandboxError(f"the sandbox launcher did not report within {timeout} s")
+            time.sleep(0.002)
+        return report
 
     # -------------------------------------------------------------------- teardown
     def cleanup(self) -> None:
@@ -297,8 +372,30 @@ class SandboxRun:
                 self.uid_slot.release()
             self.uid_slot = None
         if self.run_dir is not None:
+            self._remove_irregular_entries()
             shutil.rmtree(self.run_dir, ignore_errors=True)
             self.run_dir = None
+
+    def _remove_irregular_entries(self) -> None:
+        """Delete symlinks, FIFOs, sockets and devices the kernel left in its folder.
+
+        The grader and nbgrader work on that folder as root afterwards (nbgrader chmods
+        every file in it, following symlinks); only regular files and folders may stay.
+        """
+        irregular = []
+        for path in self._tree(self.workdir):
+            try:
+                mode = os.lstat(path).st_mode
+            except FileNotFoundError:
+                continue
+            if path != self.workdir and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                irregular.append(path)
+        for path in irregular:
+            os.unlink(path)
+        if irregular:
+            self.log.warning("Removed %d symbolic links or special files the kernel left in %s: "
+                             "%s", len(irregular), self.workdir,
+                             ", ".join(os.path.relpath(p, self.workdir) for p in irregular))
 
     def _restore_workdir_owners(self) -> None:
         default = self._owners.get(self.workdir)

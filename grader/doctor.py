@@ -1,0 +1,223 @@
+"""``grader doctor``: attack the grading sandbox for real and report which protections hold.
+
+Builds a throw-away course folder (gradebook, source, another student's submission),
+starts one sandboxed process with the course's SandboxedExecute settings, and from inside
+tries to read those files, write outside its folder, reach a listener on 127.0.0.1, read
+planted environment variables, fork past the process limit, allocate past the memory
+limit, write past the file size limit and leave a daemon behind. Prints a table
+(protection, status, detail) and returns 1 if any protection is unavailable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import uuid
+
+from rich.console import Console
+from rich.table import Table
+
+from grader.sandbox import SandboxPolicy, doctor_checks
+from grader.sandbox import layers as L
+from grader.sandbox.launcher import all_pids
+from grader.sandbox.policy import SandboxError, package_dirs, policy_from_settings
+from grader.sandbox.run import SandboxRun
+
+ACTIVE = "active"
+UNAVAILABLE = "unavailable"
+PROBE_TIMEOUT = 180  # seconds for the whole attack run
+CANARY_ENV = ("NBGRADER_EXECUTION", "GRADER_DOCTOR_CANARY")
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """One row of the report."""
+
+    protection: str
+    active: bool
+    detail: str
+
+
+def load_policy(config_file: str | None) -> SandboxPolicy:
+    """The ``c.SandboxedExecute`` policy of ``config_file`` (an nbgrader_config.py), or defaults."""
+    if not config_file:
+        return SandboxPolicy()
+    if not os.path.isfile(config_file):
+        raise SystemExit(f"grader doctor: config file {config_file!r} not found; pass the "
+                         "course's nbgrader_config.py or omit --config")
+    from traitlets.config.loader import PyFileConfigLoader
+
+    folder, name = os.path.split(os.path.abspath(config_file))
+    config = PyFileConfigLoader(name, path=folder).load_config()
+    return policy_from_settings(config.get("SandboxedExecute", {}))
+
+
+def _make_course(root: str) -> dict[str, list[str]]:
+    """Plant files the sandbox must hide; returns the paths by kind and the working folder."""
+    files = {
+        "gradebook.db": "gradebook",
+        "nbgrader_config.py": "c = get_config()\n",
+        os.path.join("source", "ps1", "ps1.ipynb"): "model answers",
+        os.path.join("submitted", "other", "ps1", "ps1.ipynb"): "another student's work",
+        os.path.join("autograded", "other", "ps1", "ps1.ipynb"): "another student's grades",
+    }
+    for relative, text in files.items():
+        path = os.path.join(root, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as handle:
+            handle.write(text)
+    workdir = os.path.join(root, "autograded", "doctor", "ps1")
+    os.makedirs(workdir)
+    return {
+        "secret_files": [os.path.join(root, f) for f in files],
+        "secret_dirs": [os.path.join(root, "source"), os.path.join(root, "submitted")]
+        + package_dirs(),
+        "forbidden_dirs": [root, os.path.dirname(workdir), sys.prefix],
+        "workdir": [workdir],
+    }
+
+
+def _processes_with_marker(marker: str) -> list[int]:
+    found = []
+    for pid in all_pids():
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                if marker.encode() in handle.read():
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def attack(policy: SandboxPolicy) -> tuple[dict, SandboxRun, list[int]]:
+    """Run the attacks in a sandbox; returns (findings, the run, leftover daemon pids)."""
+    policy = dataclasses.replace(policy, require_sandbox=False)
+    marker = f"sandbox-doctor-{uuid.uuid4().hex}"
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    saved_env = {name: os.environ.get(name) for name in CANARY_ENV}
+    os.environ.update({name: "leaked" for name in CANARY_ENV})
+    with tempfile.TemporaryDirectory(prefix="sandbox-doctor-") as course:
+        paths = _make_course(os.path.realpath(course))
+        arguments = {
+            **{key: paths[key] for key in ("secret_files", "secret_dirs", "forbidden_dirs")},
+            "canary_env": list(CANARY_ENV), "port": listener.getsockname()[1],
+            "grader_uid": os.getuid(), "max_processes": policy.max_processes,
+            "memory_limit": policy.memory_limit, "file_size_limit": policy.file_size_limit,
+            "cpu_time_limit": policy.cpu_time_limit,
+            "open_files_limit": policy.open_files_limit, "daemon_marker": marker,
+        }
+        with open(doctor_checks.__file__) as script:
+            source = script.read()
+        run = SandboxRun(policy, paths["workdir"][0], course_root=course)
+        try:
+            run.prepare()
+            argv = run.wrap([sys.executable, "-I", "-c", source, json.dumps(arguments)])
+            process = subprocess.Popen(argv, env=run.env, pass_fds=run.pass_fds,
+                                       cwd=run.workdir, stdout=subprocess.PIPE,
+                                       stderr=run.log_file(), stdin=subprocess.DEVNULL)
+            run.after_launch()
+            run.wait_until_ready(process.poll)
+            output, _ = process.communicate(timeout=PROBE_TIMEOUT)
+            leftovers = _processes_with_marker(marker)
+            try:
+                findings = json.loads(output)
+            except ValueError:
+                raise RuntimeError("the sandboxed attack script produced no report: "
+                                   + run.log_tail().strip()) from None
+        finally:
+            listener.close()
+            for name, value in saved_env.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+            run.cleanup()
+        for pid in _processes_with_marker(marker):
+            os.kill(pid, 9)
+    return findings, run, leftovers
+
+
+def assess(findings: dict, run: SandboxRun, leftovers: list[int],
+           policy: SandboxPolicy) -> list[Finding]:
+    """Turn the raw findings into one row per protection."""
+    missing = run.missing_layers
+
+    def row(protection, blocked, detail, layer=None):
+        if layer in missing:
+            detail = f"{missing[layer]}; {detail}"
+        return Finding(protection, bool(blocked), detail)
+
+    reads, writes = findings["read"], findings["write"]
+    leaked = [detail for blocked, detail in reads + writes if not blocked]
+    fs_detail = ("; ".join(leaked) if leaked else
+                 f"{len(reads)} course/solution paths unreadable, {len(writes)} folders "
+                 "outside its own unwritable")
+    if not findings["write_own_folder"][0]:
+        fs_detail += "; but it cannot write its own folder"
+    rows = [
+        row(L.FILESYSTEM, not leaked and findings["write_own_folder"][0], fs_detail,
+            L.FILESYSTEM),
+        row(L.NETWORK, *findings["network"], L.NETWORK),
+        row(L.PROCESS_CLEANUP, not leftovers,
+            "double-forked daemon was killed with the sandbox" if not leftovers else
+            f"daemon survived the sandbox (pids {leftovers}); killed by the doctor",
+            L.PROCESS_CLEANUP),
+        row(L.PRIVATE_USER, *findings["user"], L.PRIVATE_USER),
+        row(L.PROCESS_LIMIT, *findings["processes"], L.PROCESS_LIMIT),
+        row("memory limit", *findings["memory"]),
+        row("file size limit", *findings["file_size"]),
+        row("CPU time limit", policy.cpu_time_limit is not None and findings["cpu"][0],
+            findings["cpu"][1]),
+        row("open files limit", policy.open_files_limit is not None
+            and findings["open_files"][0], findings["open_files"][1]),
+        row(L.ENVIRONMENT, *findings["environment"]),
+    ]
+    return rows
+
+
+def print_table(rows: list[Finding], console: Console | None = None) -> None:
+    table = Table(title="Grading sandbox: protections probed from inside")
+    table.add_column("protection")
+    table.add_column("status")
+    table.add_column("detail", overflow="fold")
+    for finding in rows:
+        status = "[green]active[/]" if finding.active else "[red]unavailable[/]"
+        table.add_row(finding.protection, status, finding.detail)
+    (console or Console()).print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``grader doctor``; returns 0 when every protection is active."""
+    parser = argparse.ArgumentParser(
+        prog="grader doctor",
+        description="Probe each protection of the grading sandbox for real and report "
+                    "which are active. Exits 1 if any is unavailable.")
+    parser.add_argument("--config", default=None, help=(
+        "nbgrader_config.py whose SandboxedExecute settings to probe (default: "
+        "./nbgrader_config.py if it exists, else the built-in defaults)"))
+    args = parser.parse_args(argv)
+    config_file = args.config
+    if config_file is None and os.path.isfile("nbgrader_config.py"):
+        config_file = "nbgrader_config.py"
+    policy = load_policy(config_file)
+    try:
+        findings, run, leftovers = attack(policy)
+    except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        Console(stderr=True).print(f"[red]grader doctor: the sandbox could not run at all:[/] "
+                                   f"{exc}")
+        return 1
+    rows = assess(findings, run, leftovers, policy)
+    print_table(rows)
+    return 0 if all(finding.active for finding in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

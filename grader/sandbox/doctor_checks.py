@@ -1,0 +1,144 @@
+"""Attacks run *inside* the sandbox by ``grader doctor``; prints one JSON object of findings.
+
+Standard library only, run as ``python -I -c <this file's text> <JSON arguments>`` (the
+grading packages are invisible in the sandbox, so it cannot be imported there). Argument
+keys: ``secret_files`` and ``secret_dirs`` (must not be readable), ``forbidden_dirs``
+(must not be writable), ``canary_env`` (names that must not be set), ``port`` (a listener
+on 127.0.0.1 outside), ``memory_limit``, ``file_size_limit``, ``max_processes`` (ints or
+null), ``daemon_marker`` (argv tag of a daemon the doctor looks for afterwards).
+Each finding is ``[blocked: bool, detail: str]``.
+"""
+
+import errno
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+
+
+def try_read(path):
+    try:
+        if os.path.isdir(path):
+            os.listdir(path)
+        else:
+            with open(path, "rb") as handle:
+                handle.read(1)
+    except OSError as exc:
+        return True, "%s: %s" % (path, errno.errorcode.get(exc.errno, exc.errno))
+    return False, "%s is readable" % path
+
+
+def try_write(folder):
+    target = os.path.join(folder, ".sandbox-doctor-write-test")
+    try:
+        with open(target, "w") as handle:
+            handle.write("x")
+    except OSError as exc:
+        return True, "%s: %s" % (folder, errno.errorcode.get(exc.errno, exc.errno))
+    os.remove(target)
+    return False, "%s is writable" % folder
+
+
+def try_connect(port):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.settimeout(3)
+    try:
+        sock.connect(("127.0.0.1", port))
+    except OSError as exc:
+        return True, "connect to 127.0.0.1:%d failed (%s)" % (port, exc.strerror or exc)
+    finally:
+        sock.close()
+    return False, "connected to 127.0.0.1:%d" % port
+
+
+def try_fork_beyond(limit):
+    if limit is None:
+        return False, "no process limit configured"
+    children = []
+    stopped = None
+    try:
+        for _ in range(limit + 16):
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(60)
+                os._exit(0)
+            children.append(pid)
+    except OSError as exc:
+        stopped = exc
+    for pid in children:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    if stopped is None:
+        return False, "forked %d processes, more than the limit of %d" % (len(children), limit)
+    return True, "fork refused after %d children (%s)" % (
+        len(children), errno.errorcode.get(stopped.errno, stopped.errno))
+
+
+def try_allocate(limit):
+    if limit is None:
+        return False, "no memory limit configured"
+    try:
+        block = bytearray(limit)
+    except MemoryError:
+        return True, "allocating %.1f GiB raised MemoryError" % (limit / 2 ** 30)
+    del block
+    return False, "allocated %.1f GiB, the whole limit" % (limit / 2 ** 30)
+
+
+def try_write_beyond(limit):
+    if limit is None:
+        return False, "no file size limit configured"
+    path = "sandbox-doctor-big-file"
+    try:
+        with open(path, "wb") as handle:
+            handle.write(b"\0" * (limit + 1))
+    except OSError as exc:
+        return True, "writing %d MiB failed (%s)" % (
+            (limit + 1) // 2 ** 20, errno.errorcode.get(exc.errno, exc.errno))
+    finally:
+        if os.path.exists(path):
+            os.remove(path)
+    return False, "wrote a file larger than %d bytes" % limit
+
+
+def start_daemon(marker):
+    code = ("import os, time\n"
+            "if os.fork():\n    os._exit(0)\n"
+            "os.setsid()\n"
+            "if os.fork():\n    os._exit(0)\n"
+            "time.sleep(120)\n")
+    subprocess.Popen([sys.executable, "-c", code, marker], start_new_session=True).wait()
+    return True, "double-forked daemon started"
+
+
+def main():
+    args = json.loads(sys.argv[1])
+    findings = {}
+    findings["read"] = [try_read(p) for p in args["secret_files"] + args["secret_dirs"]]
+    findings["write"] = [try_write(p) for p in args["forbidden_dirs"]]
+    findings["write_own_folder"] = [not try_write(os.getcwd())[0], os.getcwd()]
+    findings["network"] = try_connect(args["port"])
+    leaked = [name for name in args["canary_env"] if name in os.environ]
+    findings["environment"] = [not leaked, "leaked: %s" % ", ".join(leaked) if leaked else
+                               "only %s" % ", ".join(sorted(os.environ))]
+    status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    uid = os.getuid()
+    no_new_privs = status.get("NoNewPrivs", "0").strip() == "1"
+    findings["user"] = [uid != 0 and uid != args["grader_uid"] and no_new_privs,
+                        "uid %d, no_new_privs %s" % (uid, "on" if no_new_privs else "off")]
+    findings["processes"] = try_fork_beyond(args["max_processes"])
+    findings["memory"] = try_allocate(args["memory_limit"])
+    findings["file_size"] = try_write_beyond(args["file_size_limit"])
+    cpu = resource.getrlimit(resource.RLIMIT_CPU)[0]
+    files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    findings["cpu"] = [cpu == args["cpu_time_limit"], "RLIMIT_CPU %s s" % cpu]
+    findings["open_files"] = [files == args["open_files_limit"], "RLIMIT_NOFILE %s" % files]
+    findings["daemon"] = start_daemon(args["daemon_marker"])
+    print(json.dumps(findings))
+
+
+if __name__ == "__main__":
+    main()

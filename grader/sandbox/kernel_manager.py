@@ -1,0 +1,113 @@
+"""A Jupyter kernel manager whose kernel runs inside the sandbox, talking over Unix sockets."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import Instance, List, Unicode
+
+from .policy import SandboxError, SandboxPolicy
+from .run import SandboxRun
+
+STARTUP_REPORT_TIMEOUT = 30.0  # seconds for the launcher to build the sandbox
+
+
+def describe_exit(code: int | None) -> str:
+    """Plain words for a kernel's exit status (launcher convention: 128 + signal)."""
+    if code is None:
+        return "it stopped responding"
+    signum = -code if code < 0 else code - 128 if code > 128 else None
+    if signum:
+        try:
+            name = signal.Signals(signum).name
+        except ValueError:
+            name = f"signal {signum}"
+        hint = {"SIGSEGV": " (segmentation fault)", "SIGKILL": " (killed, e.g. out of memory)",
+                "SIGXCPU": " (CPU time limit reached)", "SIGBUS": " (bus error)"}.get(name, "")
+        return f"it was killed by {name}{hint}"
+    return f"it exited with status {code}"
+
+
+class SandboxedKernelManager(AsyncKernelManager):
+    """Starts exactly one kernel in a fresh sandbox and tears the sandbox down with it.
+
+    The transport is forced to ``ipc`` (TCP cannot leave the kernel's empty network
+    namespace); the sockets live in the sandbox's private socket folder. The kernel's
+    working folder is the ``cwd`` given to :meth:`start_kernel` (nbclient passes the
+    notebook's folder); without one it gets an empty private folder.
+    """
+
+    policy = Instance(SandboxPolicy, args=(), help="Limits and visibility of the sandbox.")
+    course_root = Unicode(None, allow_none=True,
+                          help="Course directory to hide from the kernel.")
+    hidden_workdir_files = List(Unicode(), help=(
+        "Names of files in the working folder the kernel must not see (the notebook "
+        "being graded)."))
+    sandbox = Instance(SandboxRun, allow_none=True)
+    exit_code: int | None = None
+
+    async def _async_pre_start_kernel(self, **kw):
+        if self.sandbox is not None:
+            raise RuntimeError("a SandboxedKernelManager runs a single kernel; create a new "
+                               "manager for the next notebook")
+        run = SandboxRun(self.policy, kw.get("cwd"), self.course_root, logger=self.log,
+                         workdir_hidden=tuple(self.hidden_workdir_files))
+        self.sandbox = run
+        try:
+            run.prepare()
+            self.transport = "ipc"
+            self.connection_file = os.path.join(run.ipc_dir, "kernel.json")
+            self.ip = os.path.join(run.ipc_dir, "kernel")
+            kw["cwd"] = run.workdir
+            return await super()._async_pre_start_kernel(**kw)
+        except BaseException:
+            run.cleanup()
+            raise
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        run = self.sandbox
+        try:
+            run.grant(self.connection_file)
+            argv = run.wrap(kernel_cmd)
+            kw.update(env=dict(run.env), pass_fds=run.pass_fds, cwd=run.workdir,
+                      stdout=run.log_file(), stderr=run.log_file())
+            await super()._async_launch_kernel(argv, **kw)
+            run.after_launch()
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + STARTUP_REPORT_TIMEOUT
+            while run.check_report(self.provisioner.process.poll) is None:
+                if loop.time() > deadline:
+                    raise SandboxError("the sandbox launcher did not report within "
+                                       f"{STARTUP_REPORT_TIMEOUT} s")
+                await asyncio.sleep(0.002)
+        except BaseException:
+            await self._async_kill_kernel()
+            run.cleanup()
+            raise
+
+    async def _async_is_alive(self) -> bool:
+        alive = await super()._async_is_alive()
+        process = getattr(self.provisioner, "process", None)
+        if not alive and process is not None:
+            self.exit_code = process.returncode
+        return alive
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart=restart)
+        if self.sandbox is not None:
+            self.sandbox.cleanup()
+
+    async def _async_restart_kernel(self, now: bool = False, newports: bool = False, **kw):
+        raise RuntimeError("sandboxed kernels are single-use and cannot be restarted; "
+                           "start a new SandboxedKernelManager")
+
+    # AsyncKernelManager binds its public coroutine names to the base implementations.
+    is_alive = _async_is_alive
+    cleanup_resources = _async_cleanup_resources
+    restart_kernel = _async_restart_kernel
+
+    def exit_description(self) -> str:
+        return describe_exit(self.exit_code)

@@ -1,0 +1,69 @@
+"""`grader doctor`: attacks the sandbox for real and reports each protection."""
+from __future__ import annotations
+
+import pytest
+
+from grader import doctor
+from grader.sandbox import layers
+from grader.sandbox import run as run_module
+
+FULL_SUPPORT = layers.detect_layers()
+needs_sandbox = pytest.mark.skipif(bool(FULL_SUPPORT.missing), reason=f"sandbox layers "
+                                   f"unavailable here: {FULL_SUPPORT.missing}")
+PROTECTIONS = (layers.FILESYSTEM, layers.NETWORK, layers.PROCESS_CLEANUP,
+               layers.PRIVATE_USER, layers.PROCESS_LIMIT, "memory limit", "file size limit",
+               "CPU time limit", "open files limit", layers.ENVIRONMENT)
+
+
+@pytest.fixture
+def course_config(tmp_path, monkeypatch):
+    """Write an nbgrader_config.py with the given SandboxedExecute settings; returns its path."""
+    monkeypatch.setenv("COLUMNS", "250")  # one table row per line
+
+    def write(**settings):
+        lines = ["c = get_config()"] + [f"c.SandboxedExecute.{name} = {value!r}"
+                                        for name, value in settings.items()]
+        path = tmp_path / "nbgrader_config.py"
+        path.write_text("\n".join(lines) + "\n")
+        return str(path)
+    return write
+
+
+def row(output: str, protection: str) -> str:
+    [line] = [line for line in output.splitlines() if f" {protection} " in line]
+    return line
+
+
+@needs_sandbox
+def test_doctor_passes_when_every_protection_holds(course_config, capsys):
+    assert doctor.main(["--config", course_config()]) == 0
+    output = capsys.readouterr().out
+    for protection in PROTECTIONS:
+        assert "active" in row(output, protection)
+
+
+@needs_sandbox
+def test_doctor_fails_and_names_a_layer_that_is_missing(course_config, capsys, monkeypatch):
+    support = layers.LayerSupport(FULL_SUPPORT.unshare,
+                                  {layers.NETWORK: "switched off for this test"},
+                                  FULL_SUPPORT.extra_flags)
+    monkeypatch.setattr(layers, "detect_layers", lambda: support)
+    monkeypatch.setattr(run_module, "_warned_layers", set())
+    assert doctor.main(["--config", course_config()]) == 1
+    network = row(capsys.readouterr().out, layers.NETWORK)
+    assert "unavailable" in network
+    assert "switched off for this test" in network
+
+
+@needs_sandbox
+def test_doctor_probes_the_limits_of_the_course_config(course_config, capsys):
+    doctor.main(["--config", course_config(open_files_limit=128, max_processes=20)])
+    output = capsys.readouterr().out
+    assert "RLIMIT_NOFILE 128" in row(output, "open files limit")
+    forks = int(row(output, layers.PROCESS_LIMIT).split("after ")[1].split()[0])
+    assert forks < 20
+
+
+def test_doctor_rejects_a_config_file_that_does_not_exist(tmp_path):
+    with pytest.raises(SystemExit, match="not found"):
+        doctor.main(["--config", str(tmp_path / "nbgrader_config.py")])
