@@ -80,7 +80,7 @@ def cmd_demo(args) -> int:
 def cmd_doctor(args) -> int:
     from grader import doctor
 
-    return doctor.main([])
+    return doctor.main(["--config", args.config] if args.config else [])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -107,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("doctor", help="report which sandbox protections are active on this machine")
+    p.add_argument("--config", default=None, help="nbgrader_config.py to probe (default: ./nbgrader_config.py)")
     p.set_defaults(func=cmd_doctor)
     return parser
 

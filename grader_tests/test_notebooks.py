@@ -47,7 +47,7 @@ def solution_cells(nb):
     return [c for c in nb.cells if nbgrader_meta(c).get("solution")]
 
 
-def test_cells(nb):
+def graded_test_cells(nb):
     return [c for c in nb.cells if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")]
 
 
@@ -78,7 +78,7 @@ def test_each_solution_cell_defines_the_name_of_its_grade_id(assignment):
 
 @assignments
 def test_every_test_cell_is_named_test_of_an_api_item_and_probes_it(assignment):
-    for cell in test_cells(source(assignment)):
+    for cell in graded_test_cells(source(assignment)):
         grade_id = nbgrader_meta(cell)["grade_id"]
         assert grade_id.startswith("test_") and grade_id[5:] in STUDENT_API[assignment]
         assert probe_names(cell.source) == [grade_id[5:]]
@@ -93,7 +93,7 @@ def test_grade_ids_are_unique(assignment):
 
 @assignments
 def test_each_test_cell_opens_with_a_one_line_docstring(assignment):
-    for cell in test_cells(source(assignment)):
+    for cell in graded_test_cells(source(assignment)):
         first = cell.source.lstrip().splitlines()[0]
         assert first.startswith('"""') and first.endswith('"""') and len(first) > 6
 
@@ -182,7 +182,7 @@ def test_untouched_release_runs_and_its_visible_tests_fail_cleanly(assignment, t
     notebook = release(assignment)
     NotebookClient(notebook, timeout=60, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
-    for cell in test_cells(notebook):
+    for cell in graded_test_cells(notebook):
         errors = [o for o in cell.outputs if o.output_type == "error"]
         assert [e.ename for e in errors] in (["NotImplementedError"], ["AssertionError"]), \
             (nbgrader_meta(cell)["grade_id"], [(e.ename, e.evalue) for e in errors])

@@ -15,6 +15,7 @@ import dataclasses
 import json
 import os
 import time
+from pathlib import Path
 from queue import Empty
 
 from jupyter_core.utils import ensure_async, run_sync
@@ -25,6 +26,7 @@ from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
 
 from .kernel_manager import SandboxedKernelManager
 from .policy import SETTING_FIELDS, MiB, SandboxPolicy, policy_from_settings
+from .submitted_links import remove_copies_of_links
 
 
 def gradebook_files(db_url: str | None) -> tuple[str, ...]:
@@ -133,6 +135,16 @@ class SandboxedExecute(Execute):
         self._sandbox_km = self.km
         return self.km
 
+    def _drop_copies_of_submitted_links(self, resources) -> None:
+        info, working = resources.get("nbgrader", {}), resources.get("metadata", {}).get("path")
+        if not (working and info.get("student") and info.get("assignment")):
+            return
+        submitted = self.config.get("CourseDirectory", {}).get("submitted_directory") or "submitted"
+        source = Path(self.course_root, submitted, info["student"], info["assignment"])
+        for relative in remove_copies_of_links(source, Path(working)):
+            self.log.warning("Removed %s from the working folder: it was a link or special file in the "
+                             "submission, which nbgrader had copied by following it", relative)
+
     def preprocess(self, nb, resources=None, km=None):
         if km is not None:
             raise ValueError("SandboxedExecute starts a fresh sandboxed kernel for every "
@@ -140,6 +152,7 @@ class SandboxedExecute(Execute):
         self._kernel_lost = None
         self._timed_out = False
         self._output_bytes = {}
+        self._drop_copies_of_submitted_links(resources or {})
         try:
             return super().preprocess(nb, resources)
         finally:
