@@ -22,6 +22,7 @@ import re
 import secrets
 from pathlib import Path
 
+import numpy as np
 from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -34,6 +35,10 @@ from grader.checks.api import NO_REPORT, Case, Verdict
 PROBE_CALL = re.compile(r"""^\s*probe\(\s*["'](?P<name>\w+)["']\s*\)\s*$""", re.MULTILINE)
 METADATA_KEY = "scaled_attention_lab"
 MAX_REPORT_BYTES = 2_000_000
+# The dtypes of the arrays that ``kernel_probe.encode`` sends as data (kinds b, i, u, f).
+_NUMERIC_DTYPES = frozenset(str(np.dtype(t)) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float16, np.float32, np.float64, np.longdouble))
 _KERNEL_PROBE_SOURCE = Path(kernel_probe.__file__).read_text(encoding="utf-8")
 
 
@@ -72,6 +77,8 @@ class PrepareProbes(NbGraderPreprocessor):
         trusted = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"])
         seed = self.seed if self.seed is not None else secrets.randbits(63)
         for cell in nb.cells:
+            # Only the plans written here may be judged: a submitted notebook can carry this key too.
+            cell.metadata.pop(METADATA_KEY, None)
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if cell.cell_type != "code" or grade_id not in trusted:
                 continue
@@ -137,14 +144,16 @@ def judge_cell(outputs, record) -> Verdict:
     raw = reports[0]["data"][kernel_probe.PROBE_MIME]
     if not isinstance(raw, str) or len(raw) > MAX_REPORT_BYTES:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem="your function's output is too large to grade.")
+    # The report is the kernel's data: whatever reading or judging it raises (nesting too deep for
+    # the JSON parser, an integer too large for a float, ...) scores zero instead of stopping grading.
     try:
         report = json.loads(raw)
         _validate_report(report, record, len(cases), check.kind)
-    except (ValueError, KeyError, TypeError) as exc:
+    except Exception as exc:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read this cell's report ({exc}).")
     try:
         return check.decide(cases, report)
-    except (ValueError, KeyError, TypeError) as exc:
+    except Exception as exc:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read your function's output ({exc}).")
 
 
@@ -206,7 +215,9 @@ def _validate_wire(wire, depth: int = 0) -> None:
             raise ValueError("array data does not match its shape")
         if not all(isinstance(v, (int, float, bool)) or v in ("nan", "inf", "-inf") for v in data):
             raise ValueError("array data is not numbers")
-        kernel_probe.decode(wire)  # dtype must be a real dtype
+        if wire.get("dtype") not in _NUMERIC_DTYPES:  # e.g. "S2000000000" would allocate gigabytes
+            raise ValueError("array data has a dtype that is not numeric")
+        kernel_probe.decode(wire)
     elif "v" in wire:
         if not isinstance(wire["v"], (int, float, bool, str)):
             raise ValueError("malformed scalar")
