@@ -2,12 +2,13 @@
 from pathlib import Path
 
 from nbgrader.preprocessors import (
-    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
-    GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades,
+    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearOutput, DeduplicateIds,
+    GetGrades, IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades,
 )
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 
 from grader.sandbox import SandboxedExecute
+from grader.sanitize import RestoreCellMetadata
 from grader.verdicts import DecideVerdicts, PrepareProbes
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -25,6 +26,15 @@ c.OverwriteCells.add_missing_cells = True
 # Grading: hidden checks are decided outside the student's kernel (grader.verdicts), the kernel
 # runs sandboxed (grader.sandbox). Because DecideVerdicts rewrites every test cell's outputs, a
 # RuntimeWarning printed to stderr by a correct answer no longer zeroes the cell.
+# Cell metadata comes from the gradebook, not from the submission (grader.sanitize).
+c.Autograde.sanitize_preprocessors = [
+    RestoreCellMetadata,
+    ClearOutput,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    OverwriteCells,
+    CheckCellMetadata,
+]
 c.Autograde.autograde_preprocessors = [
     PrepareProbes,
     SandboxedExecute,
