@@ -1,8 +1,11 @@
-"""A simulated class for the demo: who hands in what.
+"""A simulated class for the demo, drawn from the corpus of realistic submissions.
 
-Every assignment gets the model answer (the source notebook, as a student who solved everything
-would hand it in) and the untouched release (a student who handed in nothing), plus one file that
-is not a notebook at all, to show that an unreadable submission is recorded, not lost.
+Six students hand in every assignment, each built from a submission of ``grader_tests/corpus``
+(``grader.submissions``): one hands in the model answer, one an independent correct solution, two
+make typical mistakes (a misconception per assignment), one stops half-way and one hands in the
+untouched release. One more student hands in a file that is not a readable notebook, to show that
+an unreadable submission is recorded with its reason, not lost. Faults that only cost time (a
+cell that loops until the timeout) are left to the test suite.
 """
 from __future__ import annotations
 
@@ -10,13 +13,39 @@ import nbformat
 from nbformat import NotebookNode
 
 from grader.course import ASSIGNMENTS, Course
+from grader.submissions import build_notebook, get_submission
+
+# student -> assignment -> name of the corpus submission they hand in.
+ROSTER: dict[str, dict[str, str]] = {
+    "ada": {a: "model_answer" for a in ASSIGNMENTS},
+    "ben": {a: "loops_float32" for a in ASSIGNMENTS},
+    "cai": {"01_variance": "sample_variance_ddof1", "02_softmax": "softmax_no_max_subtraction",
+            "03_readout": "ratio_before_exponentiating", "04_attention": "causal_mask_off_by_one"},
+    "dee": {"01_variance": "variance4_as_4dk", "02_softmax": "entropy_log0_nan",
+            "03_readout": "undefined_name", "04_attention": "heads_scaled_by_d_model"},
+    "eli": {"01_variance": "partial_coin_model", "02_softmax": "partial_softmax_only",
+            "03_readout": "partial_exponentials", "04_attention": "partial_attention_only"},
+    "fay": {a: "blank" for a in ASSIGNMENTS},
+    "gus": {"01_variance": "truncated_file"},
+}
 
 
 def simulated_class(course: Course) -> list[tuple[str, str, NotebookNode | str]]:
-    """(student, assignment, notebook or raw file text) for every submission of the class."""
+    """(student, assignment, notebook or raw file text) for every submission of the class.
+
+    Notebooks are built from ``course``'s release and source notebooks, so the release must exist.
+    """
+    notebooks = {}
     submissions: list[tuple[str, str, NotebookNode | str]] = []
-    for assignment in ASSIGNMENTS:
-        submissions.append(("ada", assignment, nbformat.read(course.source_notebook(assignment), as_version=4)))
-        submissions.append(("blank_bo", assignment, nbformat.read(course.release_notebook(assignment), as_version=4)))
-    submissions.append(("corrupt_cy", "01_variance", '{"cells": [ this is not JSON'))
+    for student, handed_in in ROSTER.items():
+        for assignment, name in handed_in.items():
+            submission = get_submission(assignment, name)
+            if submission.unreadable:
+                submissions.append((student, assignment, submission.raw.decode("utf-8", errors="replace")))
+                continue
+            if assignment not in notebooks:
+                notebooks[assignment] = (nbformat.read(course.release_notebook(assignment), as_version=4),
+                                         nbformat.read(course.source_notebook(assignment), as_version=4))
+            release, source = notebooks[assignment]
+            submissions.append((student, assignment, build_notebook(submission, release, source)))
     return submissions

@@ -1,0 +1,298 @@
+"""Student submissions built from a release notebook, and the corpus of realistic hand-ins.
+
+A submission is written the way a student produces one: start from the release notebook and
+fill its solution cells, found by their nbgrader ``grade_id``. The corpus
+(``grader_tests/corpus/``) describes each hand-in as a small text file,
+``<assignment>/<submission>.py``::
+
+    # Attention scores divided by d_k instead of sqrt(d_k).
+    # base: model
+    # kind: misconception
+    # %% scaled_dot_product_attention
+    def scaled_dot_product_attention(Q, K, V, mask=None):
+        ...
+
+The comment lines before the first ``# %%`` are the header: free text is the summary, and two
+keys say what the submission starts from and what it shows.
+
+- ``base: model`` — every solution cell holds the model answer (the source notebook's cell
+  without its solution markers); ``base: blank`` — every solution cell is left as released.
+- ``kind`` — ``correct``, ``blank``, ``partial``, ``misconception`` or ``fault`` (code that errs,
+  prints, loops or crashes rather than computing something wrong);
+- optionally ``sandbox: required`` — the code may only run in the grader's sandboxed kernel (it
+  never ends, or kills its own process), never in a test process.
+
+Each ``# %% <grade_id>`` section then replaces that solution cell's code. A file
+``<assignment>/<submission>.ipynb`` is handed in byte for byte instead (kind ``unreadable``).
+
+The expected outcome of every submission is one table, ``grader_tests/corpus/expected.csv``,
+with columns ``assignment, submission, grade_id, score, diagnosis``:
+
+- ``grade_id`` is a test cell's id, or ``*`` for every test cell the submission does not list on a
+  row of its own (each submission has exactly one ``*`` row);
+- ``score`` is the points the cell earns, or ``max`` for all of its points;
+- ``diagnosis`` is empty when the check passes, else the name of the misconception the feedback
+  names, or the escalation stage of the first problem (``raised an error``, ``not defined``,
+  ``no report``, ...), or ``ungradable: <reason>`` for a file nbgrader cannot read.
+"""
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+from grader.course import ASSIGNMENTS, REPO_ROOT, Course
+from grader.verdicts import probe_names
+
+CORPUS_DIR = REPO_ROOT / "grader_tests" / "corpus"
+EXPECTED_TABLE = CORPUS_DIR / "expected.csv"
+
+BASES = ("model", "blank")
+KINDS = ("correct", "blank", "partial", "misconception", "fault", "unreadable")
+EVERY_OTHER_CELL = "*"
+FULL_POINTS = "max"
+UNGRADABLE = "ungradable"
+EXPECTED_COLUMNS = ("assignment", "submission", "grade_id", "score", "diagnosis")
+
+_SECTION = re.compile(r"^# %%[ \t]*(?P<grade_id>\S*)[ \t]*$")
+_HEADER_KEY = re.compile(r"^#\s*(?P<key>base|kind|sandbox):\s*(?P<value>\S+)\s*$")
+_SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+class CorpusError(ValueError):
+    """A corpus file or the expected table is malformed (names the file and the problem)."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One hand-in of the corpus.
+
+    cells: grade_id of a solution cell -> the code the student put there (in file order).
+    raw: for an unreadable hand-in, the exact file content; None otherwise.
+    sandbox_only: the code must run only in the sandboxed grading kernel.
+    """
+
+    assignment: str
+    name: str
+    base: str
+    kind: str
+    summary: str
+    cells: dict[str, str] = field(default_factory=dict)
+    raw: bytes | None = None
+    sandbox_only: bool = False
+
+    @property
+    def unreadable(self) -> bool:
+        return self.raw is not None
+
+
+def parse_submission(path: Path, assignment: str | None = None) -> Submission:
+    """Read one corpus file (``.py`` sections or a raw ``.ipynb``); CorpusError when malformed."""
+    path = Path(path)
+    assignment = assignment or path.parent.name
+    if path.suffix == ".ipynb":
+        return Submission(assignment, path.stem, base="file", kind="unreadable",
+                          summary="a file handed in as it is", raw=path.read_bytes())
+    header: dict[str, str] = {}
+    summary: list[str] = []
+    cells: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        section = _SECTION.match(line)
+        if section:
+            grade_id = section.group("grade_id")
+            if not grade_id:
+                raise CorpusError(f"{path}:{number}: '# %%' needs the grade_id of a solution cell")
+            if grade_id in cells:
+                raise CorpusError(f"{path}:{number}: solution cell {grade_id!r} is given twice")
+            current = cells[grade_id] = []
+        elif current is not None:
+            current.append(line)
+        elif key := _HEADER_KEY.match(line):
+            header[key.group("key")] = key.group("value")
+        elif line.startswith("#"):
+            summary.append(line.lstrip("#").strip())
+        elif line.strip():
+            raise CorpusError(f"{path}:{number}: code before the first '# %% <grade_id>' section")
+    base, kind = header.get("base"), header.get("kind")
+    if base not in BASES:
+        raise CorpusError(f"{path}: the header needs '# base: model' or '# base: blank' (got {base!r})")
+    if kind not in KINDS:
+        raise CorpusError(f"{path}: the header needs '# kind: <{'|'.join(KINDS)}>' (got {kind!r})")
+    if header.get("sandbox", "required") != "required":
+        raise CorpusError(f"{path}: the only sandbox setting is '# sandbox: required'")
+    return Submission(assignment, path.stem, base, kind, " ".join(s for s in summary if s),
+                      {grade_id: "\n".join(lines).strip("\n") + "\n" for grade_id, lines in cells.items()},
+                      sandbox_only="sandbox" in header)
+
+
+def load_corpus(assignment: str | None = None, corpus: Path = CORPUS_DIR) -> list[Submission]:
+    """Every submission of ``assignment`` (default: of all assignments), by assignment then name."""
+    assignments = [assignment] if assignment else list(ASSIGNMENTS)
+    submissions = []
+    for name in assignments:
+        folder = Path(corpus) / name
+        if not folder.is_dir():
+            continue
+        submissions += [parse_submission(path, name) for path in sorted(folder.iterdir())
+                        if path.suffix in (".py", ".ipynb")]
+    return submissions
+
+
+def get_submission(assignment: str, name: str, corpus: Path = CORPUS_DIR) -> Submission:
+    """The corpus submission ``name`` of ``assignment``; KeyError naming the known ones otherwise."""
+    found = {s.name: s for s in load_corpus(assignment, corpus)}
+    if name not in found:
+        raise KeyError(f"no corpus submission {assignment}/{name}; known: {', '.join(sorted(found))}")
+    return found[name]
+
+
+# ---- notebooks --------------------------------------------------------------------------------
+
+def grade_id(cell: NotebookNode) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def is_solution_cell(cell: NotebookNode) -> bool:
+    return bool(cell.metadata.get("nbgrader", {}).get("solution"))
+
+
+def is_test_cell(cell: NotebookNode) -> bool:
+    meta = cell.metadata.get("nbgrader", {})
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def model_answer(source_cell: str) -> str:
+    """A solution cell of the source notebook as a student would hand it in: markers removed."""
+    return "\n".join(line for line in source_cell.splitlines() if line.strip() not in _SOLUTION_MARKERS)
+
+
+def model_answers(source: NotebookNode) -> dict[str, str]:
+    """grade_id -> model answer code of every solution cell of a source notebook."""
+    return {grade_id(c): model_answer(c.source) for c in source.cells if is_solution_cell(c)}
+
+
+def points_of_test_cells(source: NotebookNode) -> dict[str, float]:
+    """grade_id -> points of every autograded test cell, in notebook order."""
+    return {grade_id(c): float(c.metadata["nbgrader"]["points"]) for c in source.cells if is_test_cell(c)}
+
+
+def checks_of_test_cells(source: NotebookNode) -> dict[str, str]:
+    """grade_id of each test cell -> the name of the hidden check it probes."""
+    return {grade_id(c): probe_names(c.source)[0] for c in source.cells
+            if is_test_cell(c) and probe_names(c.source)}
+
+
+def build_notebook(submission: Submission, release: NotebookNode, source: NotebookNode) -> NotebookNode:
+    """The release notebook with its solution cells filled as ``submission`` says.
+
+    release / source: the assignment's student and instructor notebooks. The result has the
+    release's cells, metadata and order; only solution cells' code changes, and outputs are
+    empty, as in a notebook saved before running. ValueError when the submission names a cell
+    that is not a solution cell of the release.
+    """
+    if submission.unreadable:
+        raise ValueError(f"{submission.assignment}/{submission.name} is a raw file, not a notebook to build")
+    notebook = nbformat.from_dict(nbformat.reader.reads(nbformat.writes(release)))
+    solution_ids = {grade_id(c) for c in notebook.cells if is_solution_cell(c)}
+    unknown = sorted(set(submission.cells) - solution_ids)
+    if unknown:
+        raise ValueError(f"{submission.assignment}/{submission.name} fills {unknown}, which are not solution "
+                         f"cells of the release (those are {sorted(solution_ids)})")
+    answers = model_answers(source) if submission.base == "model" else {}
+    for cell in notebook.cells:
+        cell_id = grade_id(cell)
+        if not is_solution_cell(cell):
+            continue
+        if cell_id in submission.cells:
+            cell.source = submission.cells[cell_id].rstrip("\n")
+        elif cell_id in answers:
+            cell.source = answers[cell_id]
+    return notebook
+
+
+def hand_in(course: Course, student: str, submission: Submission) -> Path:
+    """Write ``submission`` as ``student``'s notebook in ``course``'s ``submitted/`` folder."""
+    path = course.submitted_notebook(student, submission.assignment)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if submission.unreadable:
+        path.write_bytes(submission.raw)
+        return path
+    release = nbformat.read(course.release_notebook(submission.assignment), as_version=4)
+    source = nbformat.read(course.source_notebook(submission.assignment), as_version=4)
+    nbformat.write(build_notebook(submission, release, source), path)
+    return path
+
+
+# ---- the expected table -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Expected:
+    """What one test cell of one submission should earn, and the diagnosis its feedback names.
+
+    score: points; diagnosis: "" when it passes, a misconception name, a stage, or
+    "ungradable: <reason>".
+    """
+
+    score: float
+    diagnosis: str
+
+    @property
+    def ungradable(self) -> bool:
+        return self.diagnosis.startswith(UNGRADABLE)
+
+
+@dataclass(frozen=True)
+class ExpectedRow:
+    assignment: str
+    submission: str
+    grade_id: str
+    score: str  # a number of points, or FULL_POINTS
+    diagnosis: str
+
+
+def load_expected(path: Path = EXPECTED_TABLE) -> list[ExpectedRow]:
+    """The rows of the expected table; CorpusError for a missing column or a repeated row."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if tuple(reader.fieldnames or ()) != EXPECTED_COLUMNS:
+            raise CorpusError(f"{path}: the columns must be {', '.join(EXPECTED_COLUMNS)}")
+        rows = [ExpectedRow(**{k: (v or "").strip() for k, v in row.items()}) for row in reader]
+    seen = set()
+    for row in rows:
+        key = (row.assignment, row.submission, row.grade_id)
+        if key in seen:
+            raise CorpusError(f"{path}: {'/'.join(key)} is listed twice")
+        seen.add(key)
+        if row.score != FULL_POINTS:
+            try:
+                float(row.score)
+            except ValueError:
+                raise CorpusError(f"{path}: {'/'.join(key)} has score {row.score!r}, "
+                                  f"not a number or {FULL_POINTS!r}") from None
+    return rows
+
+
+def expected_outcome(rows: list[ExpectedRow], assignment: str, submission: str,
+                     points: dict[str, float]) -> dict[str, Expected]:
+    """test cell grade_id -> Expected for one submission, with its ``*`` row applied to the others.
+
+    points: grade_id -> points of every test cell of the assignment (``points_of_test_cells``).
+    CorpusError when the submission has no ``*`` row or names a cell the notebook does not have.
+    """
+    own = {r.grade_id: r for r in rows if r.assignment == assignment and r.submission == submission}
+    if EVERY_OTHER_CELL not in own:
+        raise CorpusError(f"{assignment}/{submission} has no '{EVERY_OTHER_CELL}' row in the expected table")
+    unknown = sorted(set(own) - set(points) - {EVERY_OTHER_CELL})
+    if unknown:
+        raise CorpusError(f"{assignment}/{submission} lists {unknown}, which are not test cells of the notebook")
+    outcome = {}
+    for cell_id, cell_points in points.items():
+        row = own.get(cell_id, own[EVERY_OTHER_CELL])
+        score = cell_points if row.score == FULL_POINTS else float(row.score)
+        outcome[cell_id] = Expected(score, row.diagnosis)
+    return outcome

@@ -1,0 +1,3 @@
+# The untouched release: nothing filled in.
+# base: blank
+# kind: blank
