@@ -71,11 +71,24 @@ def _qkv(rng: np.random.Generator, batch: tuple[int, ...], n_q: int, n_k: int, d
             rng.standard_normal(batch + (n_k, d_v)))
 
 
+def _offset_qkv(rng: np.random.Generator, n_q: int, n_k: int, d_k: int, d_v: int):
+    """Q, K, V whose scores share a large offset per query (30 · 1000 from the first coordinate) over an
+    ordinary spread: exp overflows unless the maximum is subtracted, yet the weights stay far from
+    one-hot, so a wrong scaling cannot pass by saturating (d_k >= 2)."""
+    Q, K, V = _qkv(rng, (), n_q, n_k, d_k, d_v)
+    Q[:, 0] = 30.0
+    K[:, 0] = 1000.0
+    return Q, K, V
+
+
 def _attention_cases(rng: np.random.Generator) -> list[Case]:
     n_q, n_k, d_k, d_v = (int(v) for v in rng.integers(2, 7, size=4))
     n = int(rng.integers(4, 8))
     partly_masked = rng.random((n_q, n_k)) < 0.6
-    partly_masked[np.arange(n_q), rng.integers(0, n_k, n_q)] = True  # every row may attend somewhere
+    # every row may attend to at least two keys, so its weights depend on the scaling
+    first_allowed = rng.integers(0, n_k, n_q)
+    partly_masked[np.arange(n_q), first_allowed] = True
+    partly_masked[np.arange(n_q), (first_allowed + 1) % n_k] = True
     with_empty_row = partly_masked.copy()
     with_empty_row[int(rng.integers(n_q))] = False
     padding = np.ones((2, 1, n_k), dtype=bool)
@@ -86,7 +99,8 @@ def _attention_cases(rng: np.random.Generator) -> list[Case]:
         Case(f"one sequence: {n_q} queries, {n_k} keys, d_k = {d_k}, d_v = {d_v}",
              _qkv(rng, (), n_q, n_k, d_k, d_v)),
         Case("a batch of shape (2, 3) in front of the last two axes", _qkv(rng, (2, 3), n_q, n_k, d_k, d_v)),
-        Case("large scores (entries of Q and K around ±30)", _qkv(rng, (), n_q, n_k, d_k, d_v, scale=30.0)),
+        Case("large scores (a common offset of 30000 on every score of a query)",
+             _offset_qkv(rng, n_q, n_k, d_k, d_v)),
         Case(f"a causal mask on {n} tokens", _qkv(rng, (), n, n, d_k, d_v), {"mask": np.tril(np.ones((n, n), bool))}),
         Case("a boolean mask with one fully masked row", _qkv(rng, (), n_q, n_k, d_k, d_v), {"mask": with_empty_row}),
         Case("a batch of 2 with a padding mask of shape (2, 1, n_k)", (Q, K, V), {"mask": padding}),
