@@ -5,17 +5,17 @@ answer in a namespace, and ``Check.decide`` judges the report against ``solution
 """
 from __future__ import annotations
 
-import json
+from check_harness import judge as judge_in_process, model_answer_namespace
+
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 
 import solutions
 from grader import kernel_probe
 from grader.checks import attention
-from grader.checks.api import INACCURATE, NOT_DEFINED, NOT_FINITE, RAISED, WRONG_SHAPE, WRONG_TYPE, Case
+from grader.checks.api import INACCURATE, NOT_DEFINED, NOT_FINITE, RAISED, WRONG_SHAPE, WRONG_TYPE
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "source" / "04_attention" / "attention.ipynb"
 CHECKS = {check.name: check for check in attention.CHECKS}
@@ -27,12 +27,7 @@ SEEDS = (0, 1)
 
 
 def verdict_for(check, namespace, seed=0):
-    """Judge ``namespace[check.name]`` on the cases of ``seed`` the way the grading process does."""
-    wire = json.loads(json.dumps([case.to_wire() for case in check.draw_cases(seed)]))
-    cases = [Case.from_wire(case) for case in wire]
-    plan = json.loads(json.dumps(check.plan(cases, "t")))
-    report = json.loads(json.dumps(kernel_probe.collect(plan, namespace), allow_nan=False))
-    return check.decide(cases, report)
+    return judge_in_process(check, namespace, seed)
 
 
 def answer(name, value):
@@ -42,13 +37,7 @@ def answer(name, value):
 @pytest.fixture(scope="module")
 def model_answers():
     """The namespace left by the source notebook's setup and solution cells (the model answers)."""
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    namespace: dict = {}
-    for cell in notebook.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and (meta.get("grade_id") == "setup" or meta.get("solution")):
-            exec(compile(cell.source, f"{NOTEBOOK.name}:{meta['grade_id']}", "exec"), namespace)
-    return namespace
+    return model_answer_namespace(NOTEBOOK)
 
 
 def test_every_item_of_the_student_api_has_one_check():

@@ -1,17 +1,17 @@
 """Hidden checks of 01_variance: what they accept, what they reject, and which mistakes they name."""
 from __future__ import annotations
 
+from check_harness import judge as judge_in_process, model_answer_namespace
+
 import contextlib
 import importlib
-import json
 import warnings
 
-import nbformat
 import numpy as np
 import pytest
 
-from grader import kernel_probe
-from grader.checks.api import NOT_DEFINED, NOT_FINITE, RAISED, WRONG_SHAPE, WRONG_TYPE, Case, RngSeed
+
+from grader.checks.api import NOT_DEFINED, NOT_FINITE, RAISED, WRONG_SHAPE, WRONG_TYPE, RngSeed
 from grader.checks.variance import CHECKS, mc_band
 from grader.course import REPO_ROOT
 
@@ -27,11 +27,7 @@ MISCONCEPTIONS = [(check, m) for check in CHECKS for m in check.misconceptions]
 
 
 def judge(check, namespace, seed=SEED):
-    """The verdict the grading process reaches on ``namespace``, with the wire format in between."""
-    cases = check.draw_cases(seed)
-    plan = json.loads(json.dumps(check.plan(cases, "t")))
-    report = json.loads(json.dumps(kernel_probe.collect(plan, namespace), allow_nan=False))
-    return check.decide([Case.from_wire(case.to_wire()) for case in cases], report)
+    return judge_in_process(check, namespace, seed)
 
 
 def ids(items):
@@ -40,14 +36,8 @@ def ids(items):
 
 @pytest.fixture(scope="module")
 def model_answer():
-    """The source notebook's setup and solution cells, executed: the namespace a student would have."""
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    namespace = {}
-    for cell in notebook.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and (meta.get("grade_id") == "setup" or meta.get("solution")):
-            exec(compile(cell.source, f"<{meta['grade_id']}>", "exec"), namespace)
-    return namespace
+    """The namespace left by the source notebook's setup and solution cells (the model answers)."""
+    return model_answer_namespace(NOTEBOOK)
 
 
 def blank(*args, **kwargs):
