@@ -25,7 +25,7 @@ from rich.table import Table
 
 from grader.sandbox import SandboxPolicy, doctor_checks
 from grader.sandbox import layers as L
-from grader.sandbox.launcher import all_pids
+from grader.sandbox.launcher import processes_with_marker
 from grader.sandbox.policy import SandboxError, package_dirs, policy_from_settings
 from grader.sandbox.run import SandboxRun
 
@@ -83,17 +83,6 @@ def _make_course(root: str) -> dict[str, list[str]]:
     }
 
 
-def _processes_with_marker(marker: str) -> list[int]:
-    found = []
-    for pid in all_pids():
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                if marker.encode() in handle.read():
-                    found.append(pid)
-        except OSError:
-            pass
-    return found
-
 
 def attack(policy: SandboxPolicy) -> tuple[dict, SandboxRun, list[int]]:
     """Run the attacks in a sandbox; returns (findings, the run, leftover daemon pids)."""
@@ -126,7 +115,7 @@ def attack(policy: SandboxPolicy) -> tuple[dict, SandboxRun, list[int]]:
             run.after_launch()
             run.wait_until_ready(process.poll)
             output, _ = process.communicate(timeout=PROBE_TIMEOUT)
-            leftovers = _processes_with_marker(marker)
+            leftovers = processes_with_marker(marker)
             try:
                 findings = json.loads(output)
             except ValueError:
@@ -140,7 +129,7 @@ def attack(policy: SandboxPolicy) -> tuple[dict, SandboxRun, list[int]]:
                 else:
                     os.environ[name] = value
             run.cleanup()
-        for pid in _processes_with_marker(marker):
+        for pid in processes_with_marker(marker):
             os.kill(pid, 9)
     return findings, run, leftovers
 

@@ -18,7 +18,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from grader.sandbox import SandboxedExecute
-from grader.sandbox.launcher import all_pids
+from grader.sandbox.launcher import processes_with_marker
 from grader.sandbox.layers import detect_layers
 
 MISSING_LAYERS = detect_layers().missing
@@ -63,17 +63,6 @@ class Outcome:
             parts.append(output.get("evalue", ""))
         return "".join(parts)
 
-
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for pid in all_pids():
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                if marker.encode() in handle.read():
-                    found.append(pid)
-        except OSError:
-            pass
-    return found
 
 
 def _plant_course(root):
@@ -184,7 +173,7 @@ def hostile(tmp_path_factory):
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-    leftovers = _processes_with(marker)
+    leftovers = processes_with_marker(marker)
     listener.setblocking(False)
     connections = []
     try:

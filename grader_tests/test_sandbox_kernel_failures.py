@@ -14,7 +14,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from grader.sandbox import SandboxedExecute, SandboxError
 from grader.sandbox import layers
-from grader.sandbox.launcher import LAUNCHER_NAME, all_pids
+from grader.sandbox.launcher import LAUNCHER_NAME, all_pids, processes_with_marker
 
 MISSING_LAYERS = layers.detect_layers().missing
 needs_sandbox = pytest.mark.skipif(bool(MISSING_LAYERS), reason=f"sandbox layers "
@@ -42,17 +42,6 @@ def errors(cell):
 def texts(cell):
     return "".join(o.get("text", "") for o in cell.outputs)
 
-
-def processes_with(marker: str) -> list[int]:
-    found = []
-    for pid in all_pids():
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                if marker.encode() in handle.read():
-                    found.append(pid)
-        except OSError:
-            pass
-    return found
 
 
 def child_launchers() -> list[int]:
@@ -116,7 +105,7 @@ def hung_kernel(tmp_path_factory):
             f"{IGNORE_INTERRUPTS}while True:\n    pass\n")
     cells = execute([hang, "print('after')"], tmp_path_factory.mktemp("hang"), timeout=2,
                     iopub_timeout=1, interrupt_grace=1)
-    return cells, processes_with(marker), child_launchers()
+    return cells, processes_with_marker(marker), child_launchers()
 
 
 @pytest.mark.slow

@@ -20,7 +20,7 @@ import pytest
 from grader.sandbox import SandboxPolicy
 from grader.sandbox import layers
 from grader.sandbox import run as run_module
-from grader.sandbox.launcher import all_pids
+from grader.sandbox.launcher import processes_with_marker
 from grader.sandbox.run import SandboxRun
 
 FULL_SUPPORT = layers.detect_layers()
@@ -60,17 +60,6 @@ def run_sandboxed(code, workdir, course_root=None):
         run.cleanup()
     return output.decode()
 
-
-def processes_with(marker):
-    found = []
-    for pid in all_pids():
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                if marker.encode() in handle.read():
-                    found.append(pid)
-        except OSError:
-            pass
-    return found
 
 
 @pytest.fixture
@@ -148,7 +137,7 @@ def test_daemon_is_killed_without_a_pid_namespace(support, course):
             f"subprocess.run([sys.executable, '-c', {daemon!r}, {marker!r}])\n"
             f"while not os.path.exists('daemon-started'): time.sleep(0.01)\n")
     run_sandboxed(code, workdir, str(root))
-    leftovers = processes_with(marker)
+    leftovers = processes_with_marker(marker)
     for pid in leftovers:
         os.kill(pid, 9)
     assert (workdir / "daemon-started").exists()

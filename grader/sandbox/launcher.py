@@ -131,6 +131,19 @@ def all_pids():
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
 
+def processes_with_marker(marker: str) -> list[int]:
+    """The pids whose command line contains ``marker`` (a process that vanishes meanwhile is skipped)."""
+    found = []
+    for pid in all_pids():
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                if marker.encode() in handle.read():
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
 def _kill_until_gone(select_pids, deadline_seconds):
     """SIGSTOP then SIGKILL every pid that ``select_pids()`` returns until none is left.
 
