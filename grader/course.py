@@ -3,7 +3,10 @@
 A course folder is an nbgrader course root::
 
     nbgrader_config.py   source/<id>/<name>.ipynb   release/   submitted/<student>/<id>/   autograded/
-    feedback/   gradebook.db
+    feedback/   gradebook.db   .grader/
+
+``.grader/`` is the grading process's private state (mode 0700): records and secrets that only the
+grading process writes and reads, outside every folder a kernel or a student can write.
 
 The repository itself is one (the instructor's); tests and the demo copy ``source/`` and the config
 into a temporary folder so that nothing in the repository changes.
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+STATE_DIR_NAME = ".grader"
 
 # assignment id -> notebook name (without .ipynb), in teaching order.
 ASSIGNMENTS: dict[str, str] = {
@@ -40,6 +44,13 @@ class Course:
     def db_url(self) -> str:
         # A busy timeout lets parallel graders wait for each other's writes instead of failing.
         return f"sqlite:///{self.gradebook}?timeout=60"
+
+    @property
+    def state_dir(self) -> Path:
+        """The grading process's private state folder, created on first use with mode 0700."""
+        path = self.root / STATE_DIR_NAME
+        path.mkdir(mode=0o700, exist_ok=True)
+        return path
 
     def source_notebook(self, assignment: str) -> Path:
         return self.root / "source" / assignment / f"{notebook_name(assignment)}.ipynb"

@@ -38,7 +38,7 @@ SANDBOX_HOME = "/home/student"
 SANDBOX_TMP = "/tmp"
 # Entries of a course directory that a kernel working inside it must never contain.
 COURSE_SECRETS = ("source", "submitted", "autograded", "feedback", "gradebook.db",
-                  "nbgrader_config.py", "solutions", "grader")
+                  "nbgrader_config.py", "solutions", "grader", ".grader")
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
