@@ -5,7 +5,9 @@ The course's ``nbgrader_config.py`` puts them around the execute step of ``nbgra
     PrepareProbes -> (Sandboxed)Execute -> DecideVerdicts -> ... -> SaveAutoGrades
 
 ``PrepareProbes`` reads, from the gradebook (not from the submission), which test cells hold a
-hidden ``probe("<name>")``; draws this run's inputs from a secret seed; and replaces each such cell's
+hidden ``probe("<name>")``; draws the inputs from the submission's secret seed (``grader.seeds``: the
+course secret, the student, the assignment and the submitted code, so a regrade of an unchanged
+submission draws the same inputs); and replaces each such cell's
 source by self-contained code that only calls the student's function and reports the raw results.
 The plan of inputs is kept in the cell's metadata, which the kernel cannot touch.
 
@@ -25,12 +27,15 @@ from pathlib import Path
 import numpy as np
 from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer
 
 from grader import kernel_probe
 from grader.checks import get_check
 from grader.checks.api import NO_REPORT, Case, Verdict
+from grader.course import Course
+from grader.seeds import course_secret, notebook_fingerprint, submission_seed
 
 PROBE_CALL = re.compile(r"""^\s*probe\(\s*["'](?P<name>\w+)["']\s*\)\s*$""", re.MULTILINE)
 METADATA_KEY = "scaled_attention_lab"
@@ -69,13 +74,14 @@ class PrepareProbes(NbGraderPreprocessor):
 
     seed = Integer(
         None, allow_none=True,
-        help="Fixed seed for the hidden inputs (reproducing one run); None draws a secret seed per notebook.",
+        help="Fixed seed for the hidden inputs of every notebook (for debugging a check); None derives each "
+             "submission's seed from the course secret, the student, the assignment and the submitted code.",
     ).tag(config=True)
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         trusted = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"])
-        seed = self.seed if self.seed is not None else secrets.randbits(63)
+        seed = self.seed if self.seed is not None else self.submission_seed(nb, info)
         for cell in nb.cells:
             # Only the plans written here may be judged: a submitted notebook can carry this key too.
             cell.metadata.pop(METADATA_KEY, None)
@@ -99,6 +105,18 @@ class PrepareProbes(NbGraderPreprocessor):
             }
             cell.source = injected_source(check.plan(cases, token))
         return nb, resources
+
+    def submission_seed(self, nb, info) -> int:
+        """The seed of this submission's inputs (``grader.seeds``); the notebook is as sanitized."""
+        secret = course_secret(Course(Path(self._course_root())).state_dir)
+        return submission_seed(secret, info["student"], info["assignment"], info["notebook"], notebook_fingerprint(nb))
+
+    def _course_root(self) -> str:
+        # The converter running this preprocessor (exporter -> converter) knows the course root;
+        # standalone, nbgrader's own rule applies (CourseDirectory.root from config, else the cwd).
+        converter = getattr(self.parent, "parent", None)
+        coursedir = getattr(converter, "coursedir", None)
+        return coursedir.root if coursedir is not None else CourseDirectory(config=self.config).root
 
 
 def probe_cells_from_gradebook(db_url, notebook_id, assignment_id) -> dict[str, tuple[str, float]]:
