@@ -33,7 +33,7 @@ from traitlets import Integer
 
 from grader import kernel_probe
 from grader.checks import get_check
-from grader.checks.api import NO_REPORT, Case, Verdict
+from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
 from grader.course import Course
 from grader.seeds import course_secret, notebook_fingerprint, submission_seed
 
@@ -136,16 +136,35 @@ class DecideVerdicts(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         verdicts = resources.setdefault("verdicts", {})
+        stubs = released_stubs(nb)
         for cell in nb.cells:
             record = cell.metadata.pop(METADATA_KEY, None)
             if record is None:
                 continue
             points = float(cell.metadata["nbgrader"].get("points", 0))
-            verdict = judge_cell(cell.outputs, record)
+            verdict = mark_not_attempted(judge_cell(cell.outputs, record), stubs)
             verdicts[cell.metadata["nbgrader"]["grade_id"]] = verdict
             cell.outputs = verdict_outputs(verdict, points)
             cell.source = record["source"]
         return nb, resources
+
+
+def released_stubs(nb) -> set[str]:
+    """grade_ids of the solution cells whose run ended in NotImplementedError: still the released stub.
+
+    By the course's convention a solution cell's grade_id is the name of what it defines.
+    """
+    return {cell.metadata["nbgrader"].get("grade_id") for cell in nb.cells
+            if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")
+            and any(o.get("output_type") == "error" and o.get("ename") == "NotImplementedError"
+                    for o in cell.get("outputs", []))}
+
+
+def mark_not_attempted(verdict: Verdict, stubs: set[str]) -> Verdict:
+    """``verdict``, or "not attempted yet" when its item is undefined because its cell is still the stub."""
+    if verdict.stage == NOT_DEFINED and verdict.check in stubs:
+        return Verdict(verdict.check, 0.0, [], stage=NOT_ATTEMPTED, problem=not_attempted_problem(verdict.check))
+    return verdict
 
 
 def judge_cell(outputs, record) -> Verdict:

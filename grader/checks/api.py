@@ -22,6 +22,7 @@ from grader import kernel_probe
 
 # The escalation order of what can be wrong with one case, most basic first.
 NO_REPORT = "no report"  # the cell never reported (crash, timeout, tampering): decided by grader.verdicts
+NOT_ATTEMPTED = "not attempted yet"  # the released stub, still raising NotImplementedError
 NOT_DEFINED = "not defined"
 RAISED = "raised an error"
 WRONG_TYPE = "wrong type"
@@ -29,7 +30,16 @@ WRONG_SHAPE = "wrong shape"
 NOT_FINITE = "not finite"
 INACCURATE = "inaccurate"
 MISSED_BAD_INPUT = "accepted bad input"
-STAGES = (NO_REPORT, NOT_DEFINED, RAISED, WRONG_TYPE, WRONG_SHAPE, NOT_FINITE, MISSED_BAD_INPUT, INACCURATE)
+STAGES = (NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, RAISED, WRONG_TYPE, WRONG_SHAPE, NOT_FINITE, MISSED_BAD_INPUT, INACCURATE)
+
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    """'1 value', '3 values' (``plural_form`` for irregular nouns)."""
+    return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
+
+
+#: Default tolerances of ``numpy.allclose`` for exact (non-random) answers.
+EXACT_RTOL = 1e-6
+EXACT_ATOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -195,8 +205,8 @@ class Check:
     name: str
     reference: Any
     cases: Callable[[np.random.Generator], Sequence[Case]] | None = None
-    rtol: float = 1e-6
-    atol: float = 1e-9
+    rtol: float = EXACT_RTOL
+    atol: float = EXACT_ATOL
     misconceptions: Sequence[Misconception] = ()
     judge: Judge | None = None
     lesson: str = ""
@@ -236,6 +246,8 @@ class Check:
             verdict = self._judge_value(report["value"])
             return self._with_misconception(verdict, [(None, report["value"])])
         results = report["results"]
+        if results and all(outcome.get("raised") == "NotImplementedError" for outcome in results):
+            return Verdict(self.name, 0.0, [], stage=NOT_ATTEMPTED, problem=not_attempted_problem(self.name))
         verdicts = [self._judge_case(case, outcome) for case, outcome in zip(cases, results)]
         total = sum(v.weight for v in verdicts) or 1.0
         fraction = sum(v.weight for v in verdicts if v.passed) / total
@@ -297,6 +309,12 @@ class Check:
         if self.lesson and verdict.problem:
             verdict.problem += f" (reread {self.lesson})"
         return verdict
+
+
+def not_attempted_problem(name: str) -> str:
+    """The first problem of an API item whose solution cell is still the released stub."""
+    return (f"{NOT_ATTEMPTED}: `{name}` still raises NotImplementedError, as released. Replace that line "
+            "with your code and run the cell.")
 
 
 def _matches_variant(variant, case: Case | None, wire, check: Check) -> bool:
