@@ -40,6 +40,8 @@ from grader.seeds import course_secret, notebook_fingerprint, submission_seed
 PROBE_CALL = re.compile(r"""^\s*probe\(\s*["'](?P<name>\w+)["']\s*\)\s*$""", re.MULTILINE)
 METADATA_KEY = "scaled_attention_lab"
 MAX_REPORT_BYTES = 2_000_000
+# The error output that makes nbgrader score a test cell 0 (its name is what a student may see).
+NO_POINTS = "No points for this test"
 # The dtypes of the arrays that ``kernel_probe.encode`` sends as data (kinds b, i, u, f).
 _NUMERIC_DTYPES = frozenset(str(np.dtype(t)) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
@@ -194,11 +196,22 @@ def judge_cell(outputs, record) -> Verdict:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read your function's output ({exc}).")
 
 
+# What a cell error raised by the grading machinery means, for a student.
+_CELL_ERRORS = {
+    "DeadKernelError": "the kernel stopped (a cell crashed it, exited or used too much memory)",
+    "CellTimeoutError": "it ran longer than the time limit (a loop that never ends?)",
+    "TimeoutError": "it ran longer than the time limit (a loop that never ends?)",
+    "CellExecutionError": "an error stopped it",
+}
+
+
 def _missing_report_reason(outputs, name: str) -> str:
     for output in outputs:
         if output.get("output_type") == "error":
-            return (f"the test of `{name}` did not finish: {output.get('ename')}: {output.get('evalue', '')}"[:600]
-                    + " — an earlier cell may have crashed the kernel, looped for ever, or changed how cells run.")
+            ename = output.get("ename") or ""
+            why = _CELL_ERRORS.get(ename, f"your code raised {ename}: {output.get('evalue', '')}"[:300])
+            return (f"the test of `{name}` did not finish: {why}. An earlier cell may have crashed the kernel, "
+                    "looped for ever, or changed how cells run.")
     return (f"the test of `{name}` reported nothing; code in your notebook may have changed how cells run "
             "or what they display.")
 
@@ -266,7 +279,8 @@ def verdict_outputs(verdict: Verdict, points: float) -> list[NotebookNode]:
     """Outputs that make nbgrader score ``points * verdict.fraction`` and show why.
 
     nbgrader reads a test cell as: an error output -> 0; an execute_result holding a number -> that
-    many points; otherwise full points. Feedback text goes in a stdout stream before the number.
+    many points; otherwise full points. The verdict text goes in a display before them; the feedback
+    page (``grader.feedback``) shows that text and the score, and hides the number and the error.
     """
     text = verdict.explain()
     if verdict.passed:
@@ -274,8 +288,8 @@ def verdict_outputs(verdict: Verdict, points: float) -> list[NotebookNode]:
     earned = round(points * verdict.fraction, 2)
     if earned <= 0:
         return [_feedback_display(f"✗ {text}\n", verdict),
-                from_dict({"output_type": "error", "ename": "CheckFailed", "evalue": text.splitlines()[0],
-                           "traceback": ["CheckFailed: no points for this test (see above)."]})]
+                from_dict({"output_type": "error", "ename": NO_POINTS, "evalue": text.splitlines()[0],
+                           "traceback": [f"{NO_POINTS}: see the explanation above."]})]
     return [
         _feedback_display(f"✗ {text}\nPartial credit: {earned:g} of {points:g} points.\n", verdict),
         from_dict({"output_type": "execute_result", "execution_count": None, "metadata": {},

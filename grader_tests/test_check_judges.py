@@ -158,7 +158,7 @@ def test_saturation_band_covers_the_spread_of_repeated_means():
     d_k, n_keys, n_trials, scale = 8, 16, 100, 2.0
     runs = [softmax_reference.saturation_experiment(d_k, n_keys, n_trials, scale, np.random.default_rng(seed))
             for seed in range(200)]
-    band = saturation_band(d_k, n_keys, n_trials, scale, 7)
+    band = saturation_band(d_k, n_keys, n_trials, scale)
     # The band spans STANDARD_ERRORS standard errors of (student mean - reference mean); the
     # student's mean alone has a standard error smaller by sqrt(1 + 1/REFERENCE_TRIAL_FACTOR).
     widths_in_spreads = STANDARD_ERRORS * np.sqrt(1.0 + 1.0 / REFERENCE_TRIAL_FACTOR)

@@ -5,9 +5,10 @@ seed), so a wrong variant fails the same categories on every draw. Here every ru
 submission is judged in-process, exactly as grading judges it (``test_corpus_verdicts``), on
 INVARIANCE_SEEDS seeds, and every test cell must get one score and one diagnosis on all of them.
 
-A check's verdict depends only on the code it calls, so a check is judged once per distinct code:
-submissions built on the model answer share most functions, and re-running them would measure the
-same thing again (``code_key``).
+There is one test per test cell (so parallel workers share the load), covering every submission. A
+check's verdict depends only on the code it calls, so within a test it is judged once per distinct
+code: submissions built on the model answer share most functions, and re-running them would
+measure the same thing again (``code_key``).
 """
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from functools import lru_cache
 import nbformat
 import numpy as np
 import pytest
-from test_corpus_verdicts import RUNNABLE, diagnosis, judge_in_process, nbgrader_score, run_setup_and_solution_cells
+from test_corpus_verdicts import (
+    NOT_ATTEMPTED_CELLS, RUNNABLE, diagnosis, judge_in_process, nbgrader_score, run_setup_and_solution_cells,
+)
 
 from grader import kernel_probe
 from grader.course import ASSIGNMENTS, REPO_ROOT
@@ -76,9 +79,6 @@ def code_key(check_name: str, namespace: dict) -> tuple:
     return (check_name, _value_key(target) if check_name in namespace else "<undefined>")
 
 
-_verdicts: dict[tuple, Counter] = {}
-
-
 @lru_cache(maxsize=None)
 def _notebooks(assignment: str):
     name = ASSIGNMENTS[assignment]
@@ -86,29 +86,46 @@ def _notebooks(assignment: str):
             nbformat.read(REPO_ROOT / "source" / assignment / f"{name}.ipynb", as_version=4))
 
 
+@lru_cache(maxsize=None)
+def _namespace(assignment: str, submission_name: str) -> dict:
+    submission = next(s for s in RUNNABLE if (s.assignment, s.name) == (assignment, submission_name))
+    release, source = _notebooks(assignment)
+    return run_setup_and_solution_cells(build_notebook(submission, release, source))
+
+
+def _test_cells():
+    """(assignment, test cell grade_id, check name, points) of every probe cell of every assignment."""
+    for assignment in ASSIGNMENTS:
+        source = _notebooks(assignment)[1]
+        checks = checks_of_test_cells(source)
+        for cell_id, points in points_of_test_cells(source).items():
+            yield assignment, cell_id, checks[cell_id], points
+
+
 def outcomes_over_seeds(namespace: dict, check_name: str, points: float, cell_id: str) -> Counter:
     """(nbgrader score, diagnosis) -> number of INVARIANCE_SEEDS seeds on which the cell gets it."""
-    key = (code_key(check_name, namespace), points)
-    if key not in _verdicts:
-        outcomes = Counter()
-        for seed in INVARIANCE_SEEDS:
-            verdict = judge_in_process(namespace, check_name, seed)
-            outcomes[(nbgrader_score(verdict, points, cell_id), diagnosis(verdict))] += 1
-        _verdicts[key] = outcomes
-    return _verdicts[key]
+    outcomes = Counter()
+    for seed in INVARIANCE_SEEDS:
+        verdict = judge_in_process(namespace, check_name, seed)
+        outcomes[(nbgrader_score(verdict, points, cell_id), diagnosis(verdict))] += 1
+    return outcomes
 
 
-@pytest.mark.parametrize("submission", RUNNABLE, ids=lambda s: f"{s.assignment}/{s.name}")
-def test_every_cell_earns_one_score_and_one_diagnosis_on_every_seed(submission):
-    release, source = _notebooks(submission.assignment)
-    checks = checks_of_test_cells(source)
-    namespace = run_setup_and_solution_cells(build_notebook(submission, release, source))
+@pytest.mark.parametrize("assignment, cell_id, check_name, points", list(_test_cells()),
+                         ids=lambda value: value if isinstance(value, str) else None)
+def test_every_corpus_submission_earns_one_score_and_one_diagnosis_on_every_seed(assignment, cell_id, check_name,
+                                                                                  points):
+    judged: dict[tuple, Counter] = {}
     varying = {}
-    for cell_id, points in points_of_test_cells(source).items():
-        outcomes = outcomes_over_seeds(namespace, checks[cell_id], points, cell_id)
+    for submission in (s for s in RUNNABLE if s.assignment == assignment):
+        namespace = _namespace(assignment, submission.name)
+        key = code_key(check_name, namespace) + (frozenset(namespace[NOT_ATTEMPTED_CELLS]) & {check_name},)
+        if key not in judged:
+            judged[key] = outcomes_over_seeds(namespace, check_name, points, cell_id)
+        outcomes = judged[key]
         assert sum(outcomes.values()) == len(INVARIANCE_SEEDS)
         if len(outcomes) > 1:
-            varying[cell_id] = dict(outcomes)
+            varying[submission.name] = dict(outcomes)
     assert varying == {}
 
 

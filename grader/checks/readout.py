@@ -195,7 +195,7 @@ CHECKS = [
     function_check("exp_weights", _exp_weights_cases, "AR07/b0"),
     function_check("relative_weight", _relative_weight_cases, "AR07/b1"),
     function_check("normalize_rows", _normalize_rows_cases, "AM13"),
-    function_check("softmax_readout", _softmax_readout_cases, "AM12"),
+    function_check("softmax_readout", _softmax_readout_cases, "AM12", output_names=("the output", "the weights")),
     function_check("retrieval_accuracy", _retrieval_cases, "AR07/b2", judge=judge_retrieval_accuracy),
     value_check("answer_ab_exp", "AR07/b0"),
     value_check("answer_ab_ratio", "AR07/b1"),

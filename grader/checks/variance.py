@@ -134,7 +134,7 @@ def mc_band(d_k: int, n_samples: int, var_q: float = 1.0, var_k: float = 1.0) ->
 
 def _judge_mc(case: Case, value) -> tuple[str, str] | None:
     centre, half_width = mc_band(*_mc_arguments(case))
-    problem = compare_answer(centre, kernel_probe.encode(value), 0.0, half_width)
+    problem = compare_answer(centre, kernel_probe.encode(value), 0.0, half_width, "your estimate")
     if problem is not None and problem[0] == INACCURATE:
         return INACCURATE, (f"your estimate is further from Var(q·k) than the sampling noise of {case.args[1]} "
                             f"samples explains (more than {STANDARD_ERRORS:g} standard errors).")
@@ -145,8 +145,9 @@ def _judge_mc(case: Case, value) -> tuple[str, str] | None:
 
 CHECKS = [
     function_check("coin_dot_products", _coin_cases, "L3 §7", judge=_judge_any_order),
-    function_check("mean_and_variance", _mean_and_variance_cases, "L3 §7"),
-    function_check("expansion_counts", _expansion_cases, "Blog 方差证明"),
+    function_check("mean_and_variance", _mean_and_variance_cases, "L3 §7", output_names=("the mean", "the variance")),
+    function_check("expansion_counts", _expansion_cases, "Blog 方差证明",
+                   output_names=("the number of diagonal terms", "the number of cross terms")),
     function_check("dot_variance_theory", _theory_cases, "L3 §2"),
     # rtol / atol only for naming a misconception: the judge applies the statistical band itself
     function_check("dot_variance_mc", _mc_cases, "L3 §1", judge=_judge_mc, rtol=MC_MISCONCEPTION_RTOL, atol=0.0),
