@@ -7,6 +7,7 @@ from nbgrader.preprocessors import (
 )
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 
+from grader.feedback import FeedbackPage
 from grader.sandbox import SandboxedExecute
 from grader.sanitize import RestoreCellMetadata
 from grader.verdicts import DecideVerdicts, PrepareProbes
@@ -49,5 +50,6 @@ c.Autograde.autograde_preprocessors = [
 c.SandboxedExecute.timeout = 30
 c.SandboxedExecute.require_sandbox = True
 
-# Feedback never carries hidden test source (nor, by construction, expected values).
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+# Feedback never carries hidden test source (nor, by construction, expected values); FeedbackPage
+# adds the summary of every check at the top and tidies the graded outputs (grader.feedback).
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor, FeedbackPage]
