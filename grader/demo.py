@@ -48,7 +48,8 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     handed_in = simulated_class(course)
     for student, assignment, notebook in handed_in:
         # a str is a deliberately unreadable file, handed in as it is
-        write_submission(course, student, assignment, notebook.encode("utf-8") if isinstance(notebook, str) else notebook)
+        handed = notebook.encode("utf-8") if isinstance(notebook, str) else notebook
+        write_submission(course, student, assignment, handed)
     console.print(f"{len(handed_in)} submissions from {len({s for s, _, _ in handed_in})} students")
 
     console.rule("4. Grading (parallel), feedback, export")

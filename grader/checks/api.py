@@ -30,7 +30,8 @@ WRONG_SHAPE = "wrong shape"
 NOT_FINITE = "not finite"
 INACCURATE = "inaccurate"
 MISSED_BAD_INPUT = "accepted bad input"
-STAGES = (NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, RAISED, WRONG_TYPE, WRONG_SHAPE, NOT_FINITE, MISSED_BAD_INPUT, INACCURATE)
+STAGES = (NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, RAISED, WRONG_TYPE, WRONG_SHAPE, NOT_FINITE, MISSED_BAD_INPUT,
+          INACCURATE)
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     """'1 value', '3 values' (``plural_form`` for irregular nouns)."""
@@ -372,7 +373,8 @@ def compare_answer(expected, wire, rtol: float, atol: float, what: str = "the va
     kind = wire["t"]
     if isinstance(expected, tuple):
         if kind not in ("tuple", "list") or len(wire["items"]) != len(expected):
-            return WRONG_TYPE, f"{what} should be a tuple of {plural(len(expected), 'item')}, but it is {_describe(wire)}."
+            return WRONG_TYPE, (f"{what} should be a tuple of {plural(len(expected), 'item')}, "
+                                f"but it is {_describe(wire)}.")
         for i, (exp, item) in enumerate(zip(expected, wire["items"])):
             name = f"{names[i]} you returned" if i < len(names) else f"item {i + 1} of the tuple you returned"
             result = compare_answer(exp, item, rtol, atol, name)

@@ -164,7 +164,8 @@ def _variance_cases(rng: np.random.Generator) -> list[Case]:
 # ---- the checks -------------------------------------------------------------------------------
 
 CHECKS = [
-    function_check("scaled_dot_product_attention", _attention_cases, "AM13", output_names=("the output", "the weights")),
+    function_check("scaled_dot_product_attention", _attention_cases, "AM13",
+                   output_names=("the output", "the weights")),
     function_check("causal_mask", _causal_mask_cases, "AM13"),
     function_check("multi_head_attention", _mha_cases, "AM13", output_names=("the output", "the weights")),
     function_check("projected_score_variance", _variance_cases, "Blog", judge=judge_projected_score_variance),

@@ -58,7 +58,8 @@ def judge_estimate(value, centre: float, standard_error: float, what: str, n: in
     value of this kind respects (a variance is never negative), named in the detail when broken.
     """
     if not is_real_scalar(value):
-        return WRONG_TYPE, f"{what} should be one number (a float), but your function returned a {type(value).__name__}."
+        return WRONG_TYPE, (f"{what} should be one number (a float), but your function returned "
+                            f"a {type(value).__name__}.")
     estimate = float(value)
     if not np.isfinite(estimate):
         return NOT_FINITE, f"{what} is nan or inf."

@@ -43,7 +43,8 @@ def _judge_any_order(case: Case, value) -> tuple[str, str] | None:
     problem = compare_answer(expected, kernel_probe.encode(listed), EXACT_RTOL, EXACT_ATOL)
     if problem is None:
         return None
-    return INACCURATE, "even in sorted order, the values you returned are not the 2**d outcomes of q·k in the coin model."
+    return INACCURATE, ("even in sorted order, the values you returned are not the 2**d outcomes of q·k in "
+                        "the coin model.")
 
 
 # ---- mean_and_variance ----------------------------------------------------------------------
