@@ -10,7 +10,7 @@ from browser import browser, browser_artefacts, open_page  # noqa: F401 (session
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from grader.checks.api import CaseVerdict, Misconception, Verdict
-from grader.feedback.page import NOT_ATTEMPTED_NOTE, PAGE_CSS, FeedbackPage
+from grader.feedback.page import CALLS_A_STUB_NOTE, NOT_ATTEMPTED_NOTE, PAGE_CSS, FeedbackPage
 from grader.feedback.ungradable import WHAT_TO_DO, ungradable_page
 from grader.nbgrader_runner import load_config
 from grader.parallel import grade_one
@@ -89,8 +89,11 @@ def test_an_untouched_stub_shows_one_plain_line_instead_of_a_traceback():
                                                                                "grade_id": "answer_x"}})
     stub.outputs = [new_output("error", ename="NotImplementedError", evalue="",
                                traceback=["\x1b[0;31mNotImplementedError\x1b[0m Traceback (most recent call last)"])]
-    nb, _ = _page(stub)
+    figure = new_code_cell("plot(saturation_experiment(64, 64, 100, 8.0, rng))")
+    figure.outputs = [new_output("error", ename="NotImplementedError", evalue="", traceback=stub.outputs[0].traceback)]
+    nb, _ = _page(stub, figure)
     assert [o.get("text") for o in nb.cells[1].outputs] == [NOT_ATTEMPTED_NOTE]
+    assert [o.get("text") for o in nb.cells[2].outputs] == [CALLS_A_STUB_NOTE]
 
 
 def test_the_page_css_makes_verdict_text_wrap_and_hides_the_list_of_test_cells():
