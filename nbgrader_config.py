@@ -19,7 +19,7 @@ c.CourseDirectory.course_id = "scaled-attention-lab"
 COURSE_ROOT = Path(__file__).resolve().parent
 c.CourseDirectory.root = str(COURSE_ROOT)
 # The gradebook: SQLite in the course folder, unless the environment variable GRADER_DB_URL names
-# another database, e.g. postgresql+psycopg2://grader@db.example.edu/attention_lab (PostgreSQL,
+# another database, e.g. postgresql+psycopg://grader@db.example.edu/attention_lab (PostgreSQL,
 # shared by graders on several machines; every grading machine must see the same value).
 c.CourseDirectory.db_url = (os.environ.get("GRADER_DB_URL")
                             or f"sqlite:///{COURSE_ROOT / 'gradebook.db'}?timeout=60")

@@ -8,7 +8,7 @@ A course folder is an nbgrader course root::
 The gradebook is the database ``c.CourseDirectory.db_url`` of ``nbgrader_config.py`` names: by
 default the SQLite file ``gradebook.db`` in the course folder; the course's config reads the
 environment variable ``GRADER_DB_URL`` (for example
-``postgresql+psycopg2://grader@db.example.edu/attention_lab``) to use a PostgreSQL server instead,
+``postgresql+psycopg://grader@db.example.edu/attention_lab``) to use a PostgreSQL server instead,
 which graders on several machines can share.
 
 ``.grader/`` is the grading process's private state (mode 0700): records and secrets that only the

@@ -87,7 +87,7 @@ def start_server(folder: Path) -> str:
     options = f"-c listen_addresses=127.0.0.1 -p {port} -k {folder} -c fsync=off -c max_connections=200"
     subprocess.run(_as_server_account([str(binaries / "pg_ctl"), "-D", str(data), "-o", options,
                                        "-l", str(folder / "server.log"), "-w", "-t", "120", "start"]), **run)
-    return f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    return f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
 
 
 def stop_server(folder: Path) -> None:
@@ -112,7 +112,7 @@ def can_connect(url: str) -> str | None:
 
 
 def create_database(admin_url: str, prefix: str = "gradebook") -> str:
-    """A new empty database on the server of ``admin_url``; its URL (psycopg2 driver)."""
+    """A new empty database on the server of ``admin_url``; its URL (psycopg 3 driver)."""
     import sqlalchemy
 
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
@@ -120,7 +120,7 @@ def create_database(admin_url: str, prefix: str = "gradebook") -> str:
     with engine.connect() as connection:
         connection.execute(sqlalchemy.text(f'CREATE DATABASE "{name}"'))
     engine.dispose()
-    return sqlalchemy.engine.make_url(admin_url).set(drivername="postgresql+psycopg2", database=name) \
+    return sqlalchemy.engine.make_url(admin_url).set(drivername="postgresql+psycopg", database=name) \
         .render_as_string(hide_password=False)
 
 
