@@ -189,12 +189,14 @@ def graded(released_course_template, postgres_admin_url, tmp_path_factory):
     return courses, urls, runs
 
 
+@pytest.mark.slow
 def test_every_grading_command_on_postgresql_succeeds(graded):
     _, _, runs = graded
     failed = {step: (run.stdout + run.stderr)[-3000:] for step, run in runs.items() if run.returncode != 0}
     assert failed == {}
 
 
+@pytest.mark.slow
 def test_plain_nbgrader_autograde_on_postgresql_gives_the_sqlite_scores(graded):
     courses, urls, _ = graded
     sqlite = per_cell_scores(courses["sqlite"], None)
@@ -202,16 +204,19 @@ def test_plain_nbgrader_autograde_on_postgresql_gives_the_sqlite_scores(graded):
     assert per_cell_scores(courses["pg_nbgrader"], urls["pg_nbgrader"]) == sqlite
 
 
+@pytest.mark.slow
 def test_grader_autograde_on_postgresql_gives_the_sqlite_scores(graded):
     courses, urls, _ = graded
     assert per_cell_scores(courses["pg_grader"], urls["pg_grader"]) == per_cell_scores(courses["sqlite"], None)
 
 
+@pytest.mark.slow
 def test_no_sqlite_gradebook_is_written_when_the_course_uses_postgresql(graded):
     courses, _, _ = graded
     assert not courses["pg_nbgrader"].gradebook.exists() and not courses["pg_grader"].gradebook.exists()
 
 
+@pytest.mark.slow
 def test_nbgrader_export_from_postgresql_gives_the_sqlite_grades_csv(graded):
     courses, _, _ = graded
     sqlite = exported(courses["sqlite"])
@@ -220,11 +225,13 @@ def test_nbgrader_export_from_postgresql_gives_the_sqlite_grades_csv(graded):
     assert exported(courses["pg_grader"]) == sqlite
 
 
+@pytest.mark.slow
 def test_feedback_from_a_postgresql_gradebook_is_written_for_every_student(graded):
     courses, _, _ = graded
     assert all(courses["pg_nbgrader"].feedback_page(s, ASSIGNMENT).exists() for s in CLASS)
 
 
+@pytest.mark.slow
 def test_concurrent_graders_on_postgresql_lose_no_writes(released_course_template, postgres_admin_url, tmp_path):
     """Two ``grader autograde`` runs at once, two worker processes each: four writers."""
     assignments = ("02_softmax", "03_readout")
@@ -251,6 +258,7 @@ def test_concurrent_graders_on_postgresql_lose_no_writes(released_course_templat
 
 # ---- the grading kernel cannot reach the server -----------------------------------------------
 
+@pytest.mark.slow
 def test_a_grading_kernel_cannot_reach_a_loopback_postgresql_server(postgres_admin_url, tmp_path):
     from sqlalchemy import create_engine, make_url, text
 
@@ -296,3 +304,23 @@ def test_a_grading_kernel_cannot_reach_a_loopback_postgresql_server(postgres_adm
     assert errors["unix_socket"] and errors["unix_socket"][0] in ("FileNotFoundError", "PermissionError",
                                                                    "ConnectionRefusedError")
     assert errors["environment"] == [] and "None" in outcome["environment"].outputs[0]["text"]
+
+
+@pytest.mark.slow
+def test_a_dask_cluster_grades_into_the_postgresql_gradebook(graded, released_course_template,
+                                                             postgres_admin_url, tmp_path):
+    """The department set-up: workers of a Dask cluster share one PostgreSQL gradebook."""
+    distributed = pytest.importorskip("distributed")
+    from grader.distributed import grade_on_dask
+
+    courses, _, _ = graded
+    url = postgres_server.create_database(postgres_admin_url)
+    course = new_course(released_course_template, tmp_path / "course", url)
+    with gradebook_at(url):  # the workers inherit it, as every machine of a cluster must have it
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster:
+            outcomes = grade_on_dask(course, ASSIGNMENT, None, cluster.scheduler_address)
+
+    assert [o.student for o in outcomes] == sorted(CLASS) and all(o.graded for o in outcomes)
+    assert per_cell_scores(course, url) == per_cell_scores(courses["sqlite"], None)
+    assert not course.gradebook.exists()
