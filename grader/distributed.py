@@ -12,7 +12,8 @@ worker, exactly as the local process pool does. What the cluster must provide:
 - workers running as root with this project installed, so that each kernel gets its sandbox.
 
 Before any submission is sent, every worker is asked what it sees; a worker without the course
-folder, or whose config names another gradebook, stops the run with a message naming it.
+folder, whose config names another gradebook, or on another machine while the gradebook is an
+SQLite file, stops the run with a message naming it.
 
 Guarantees: a student is graded by at most one task at a time, also across concurrent runs on the
 same cluster (a cluster-wide ``distributed.Lock`` per course, assignment and student); outcomes
@@ -22,6 +23,7 @@ fails is recorded as ungradable with the reason, never lost.
 """
 from __future__ import annotations
 
+import socket
 import uuid
 from pathlib import Path
 
@@ -50,29 +52,42 @@ def grade_one_exclusively(course_root: str, assignment: str, student: str) -> Gr
 
 
 def worker_view(course_root: str) -> dict:
-    """What a worker sees of the course: whether the folder is there, and which gradebook it uses."""
+    """What a worker sees of the course: its machine, whether the folder is there, which gradebook."""
     course = Course(Path(course_root))
     if not (course.root / CONFIG_FILE).is_file():
-        return {"course": False, "db_url": None}
-    return {"course": True, "db_url": printable_db_url(course.db_url)}
+        return {"host": socket.gethostname(), "course": False, "db_url": None}
+    return {"host": socket.gethostname(), "course": True, "db_url": printable_db_url(course.db_url)}
 
 
-def check_workers(client, course: Course) -> None:
-    """ClusterSetupError unless every worker sees ``course`` and the same gradebook as this process."""
-    try:
-        client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
-    except TimeoutError:
-        raise ClusterSetupError(f"no Dask worker joined the scheduler within {WORKER_WAIT_SECONDS} s; "
-                                "start workers with `dask worker SCHEDULER_ADDRESS`") from None
+def cluster_problems(views: dict[str, dict], course: Course, local_host: str) -> list[str]:
+    """Why workers with these ``worker_view``s cannot grade ``course`` (empty: they can).
+
+    local_host: the host name of the machine submitting the tasks.
+    """
     expected = printable_db_url(course.db_url)
     problems = []
-    for worker, view in sorted(client.run(worker_view, str(course.root)).items()):
+    for worker, view in sorted(views.items()):
         if not view["course"]:
             problems.append(f"worker {worker} does not see the course folder {course.root} (no {CONFIG_FILE}); "
                             "mount the shared course folder at the same path on every worker")
         elif view["db_url"] != expected:
             problems.append(f"worker {worker} would write to the gradebook {view['db_url']}, not {expected}; "
                             "give every worker the same GRADER_DB_URL (or db_url in nbgrader_config.py)")
+        elif course.sqlite_file is not None and view["host"] != local_host:
+            problems.append(f"worker {worker} runs on another machine ({view['host']}) but the gradebook is "
+                            f"the SQLite file {course.sqlite_file}, which must not be shared over a network "
+                            "file system; set GRADER_DB_URL to a PostgreSQL database on every machine")
+    return problems
+
+
+def check_workers(client, course: Course) -> None:
+    """ClusterSetupError unless every worker can grade ``course`` (see ``cluster_problems``)."""
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+    except TimeoutError:
+        raise ClusterSetupError(f"no Dask worker joined the scheduler within {WORKER_WAIT_SECONDS} s; "
+                                "start workers with `dask worker SCHEDULER_ADDRESS`") from None
+    problems = cluster_problems(client.run(worker_view, str(course.root)), course, socket.gethostname())
     if problems:
         raise ClusterSetupError("the cluster cannot grade this course:\n  " + "\n  ".join(problems))
 

@@ -20,7 +20,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.course import ASSIGNMENTS, Course
-from grader.distributed import (ClusterSetupError, grade_on_dask, lock_name, worker_view)
+from grader.distributed import ClusterSetupError, cluster_problems, grade_on_dask, lock_name, worker_view
 from grader.parallel import grade_class
 from grader.simulated_class import simulated_class
 from grader.submissions import get_submission, hand_in
@@ -124,8 +124,24 @@ def test_workers_that_would_write_to_another_gradebook_stop_the_run(seeded_cours
     assert not seeded_course.autograded_notebook("ada", ASSIGNMENT).exists()
 
 
-def test_a_worker_reports_a_missing_course_folder(tmp_path):
-    assert worker_view(str(tmp_path / "not-mounted")) == {"course": False, "db_url": None}
+def test_a_worker_without_the_course_folder_is_named_with_what_to_do(course):
+    views = {"tcp://10.0.0.7:40000": worker_view(str(course.root / "not-mounted"))}
+
+    [problem] = cluster_problems(views, course, views["tcp://10.0.0.7:40000"]["host"])
+
+    assert "tcp://10.0.0.7:40000" in problem and "mount the shared course folder" in problem
+
+
+def test_workers_on_other_machines_need_a_database_server_gradebook(course, monkeypatch):
+    monkeypatch.delenv("GRADER_DB_URL", raising=False)
+    views = {"tcp://10.0.0.7:40000": {**worker_view(str(course.root)), "host": "grading-node-7"}}
+
+    [problem] = cluster_problems(views, course, "instructor-laptop")
+    assert "grading-node-7" in problem and "GRADER_DB_URL" in problem
+
+    monkeypatch.setenv("GRADER_DB_URL", "postgresql+psycopg://grader@db.example.edu/lab")
+    views = {"tcp://10.0.0.7:40000": {**worker_view(str(course.root)), "host": "grading-node-7"}}
+    assert cluster_problems(views, course, "instructor-laptop") == []
 
 
 def _running_worker_pid(client, key: str) -> int:
