@@ -3,7 +3,7 @@
 Each (assignment, student) pair is one Dask task that calls ``grader.parallel.grade_one`` on a
 worker, exactly as the local process pool does. What the cluster must provide:
 
-- **the course folder at the same absolute path on the scheduler's client and on every worker**
+- **the course folder at the same absolute path on the machine that submits and on every worker**
   (an NFS or other shared mount): tasks carry only the folder's path, and workers read the
   submissions, the config and the source notebooks there and write ``autograded/`` there;
 - **the same gradebook for every worker**: ``db_url`` of the course's ``nbgrader_config.py``
@@ -16,13 +16,15 @@ folder, whose config names another gradebook, or on another machine while the gr
 SQLite file, stops the run with a message naming it.
 
 Guarantees: a student is graded by at most one task at a time, also across concurrent runs on the
-same cluster (a cluster-wide ``distributed.Lock`` per course, assignment and student); outcomes
+same cluster (a cluster-wide ``distributed.Lock`` per course, assignment and student, whose lease
+lapses ``distributed.scheduler.locks.lease-timeout`` after its worker died); outcomes
 come back in student order; a worker that dies mid-task has its task re-run on another worker
 (Dask's ``distributed.scheduler.allowed-failures`` times), and a submission whose task still
 fails is recorded as ungradable with the reason, never lost.
 """
 from __future__ import annotations
 
+import asyncio
 import socket
 import uuid
 from pathlib import Path
@@ -136,6 +138,6 @@ def grade_on_dask(course: Course, assignment: str, students: list[str] | None,
         for student, future in zip(students, futures):
             try:
                 outcomes.append(future.result())
-            except Exception as error:  # KilledWorker, or the task itself raised
+            except (Exception, asyncio.CancelledError) as error:  # KilledWorker, a raising task, a lost scheduler
                 outcomes.append(failed_task_outcome(course, assignment, student, error))
         return outcomes

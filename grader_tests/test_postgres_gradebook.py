@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from contextlib import contextmanager
