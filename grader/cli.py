@@ -2,6 +2,7 @@
 
     grader release [ASSIGNMENT ...]          regenerate release/ from source/ (nbgrader generate_assignment)
     grader autograde ASSIGNMENT [--workers N] grade every submission of a course folder in parallel
+    grader autograde ASSIGNMENT --scheduler ADDRESS   ... on a Dask distributed cluster
     grader feedback ASSIGNMENT               feedback pages (nbgrader generate_feedback)
     grader report ASSIGNMENT                 class report: scores, pass rates, misconceptions
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
@@ -45,7 +46,15 @@ def cmd_autograde(args) -> int:
     from grader.report import build_report, render
 
     course = _course(args)
-    outcomes = grade_class(course, args.assignment, workers=args.workers)
+    if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.distributed)
+        from grader.distributed import ClusterSetupError, grade_on_dask
+
+        try:
+            outcomes = grade_on_dask(course, args.assignment, None, args.scheduler)
+        except ClusterSetupError as exc:
+            raise SystemExit(f"error: {exc}") from None
+    else:
+        outcomes = grade_class(course, args.assignment, workers=args.workers)
     console = Console()
     for outcome in outcomes:
         if not outcome.graded:
@@ -99,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--course", default=".", help="course folder (default: the current folder)")
         if name == "autograde":
             p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
+            p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                           help="grade on the Dask distributed cluster of this scheduler (tcp://host:8786); "
+                                "the course folder must be shared with every worker at the same path")
         p.set_defaults(func=func)
 
     p = sub.add_parser("demo", help="run the whole job end to end on a simulated class")
