@@ -7,6 +7,8 @@ from nbgrader.preprocessors import (
 )
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 
+from grader.pages.exporter import SANITIZING_FILTERS, FeedbackExporter
+from grader.pages.notebook import RemoveActiveContent
 from grader.sandbox import SandboxedExecute
 from grader.sanitize import RestoreCellMetadata
 from grader.verdicts import DecideVerdicts, PrepareProbes
@@ -42,12 +44,21 @@ c.Autograde.autograde_preprocessors = [
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
+    RemoveActiveContent,
     SaveAutoGrades,
     AssignLatePenalties,
     CheckCellMetadata,
 ]
 c.SandboxedExecute.timeout = 30
 c.SandboxedExecute.require_sandbox = True
+
+# Pages made from submissions run no student script in whoever opens them (grader.pages):
+# RemoveActiveContent (above) makes the autograded notebook inert; HTMLExporter, which the
+# formgrader uses for its submission view, sanitizes markdown, HTML and SVG with nh3; feedback
+# pages come from FeedbackExporter: sanitized, no script, maths as MathML, a restrictive CSP.
+c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.filters = SANITIZING_FILTERS
+c.GenerateFeedback.exporter_class = FeedbackExporter
 
 # Feedback never carries hidden test source (nor, by construction, expected values).
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
