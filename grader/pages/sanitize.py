@@ -55,9 +55,10 @@ SVG_ATTRIBUTES = {"*": {
     "stroke-dashoffset", "stroke-opacity", "opacity", "clip-path", "clip-rule", "clipPathUnits", "mask",
     "font-family", "font-size", "font-weight", "font-style", "text-anchor", "dominant-baseline",
     "offset", "stop-color", "stop-opacity", "gradientUnits", "gradientTransform", "patternUnits",
-    "markerWidth", "markerHeight", "refX", "refY", "orient", "version", "xmlns", "style", "href",
-    "xlink:href", "xmlns:xlink",
+    "markerWidth", "markerHeight", "refX", "refY", "orient", "version", "style", "href", "xlink:href",
 }}
+# An SVG shown as an image is parsed as XML: its root must declare the namespaces it uses.
+SVG_NAMESPACES = {"svg": {"xmlns": "http://www.w3.org/2000/svg", "xmlns:xlink": "http://www.w3.org/1999/xlink"}}
 SVG_STYLE_PROPERTIES = frozenset({
     "fill", "fill-opacity", "fill-rule", "stroke", "stroke-width", "stroke-linecap", "stroke-linejoin",
     "stroke-miterlimit", "stroke-dasharray", "stroke-dashoffset", "stroke-opacity", "opacity", "clip-path",
@@ -108,4 +109,5 @@ def sanitize_svg(svg: str) -> str:
         svg, tags=set(SVG_TAGS), attributes={k: set(v) for k, v in SVG_ATTRIBUTES.items()},
         attribute_filter=_only_inline_images, url_schemes=set(), filter_style_properties=set(SVG_STYLE_PROPERTIES),
         strip_comments=True, clean_content_tags={"script", "style", "foreignObject"}, link_rel=None,
+        set_tag_attribute_values={tag: dict(values) for tag, values in SVG_NAMESPACES.items()},
     )

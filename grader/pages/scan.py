@@ -72,7 +72,7 @@ def find_active_content(html: str | bytes, *, document: bool = False) -> list[st
                 found.append(f"<{name} srcdoc=...> inline document")
             elif lowered in URL_ATTRIBUTES:
                 compact = "".join(value.split()).lower()
-                if compact.startswith(SCRIPT_SCHEMES):
+                if compact.startswith(SCRIPT_SCHEMES) and not (name == "img" and compact.startswith("data:image/")):
                     found.append(f"<{name} {attribute}={value[:60]!r}> script URL")
                 elif name != "a" and lowered in ("src", "data", "xlink:href", "background", "poster", "srcset",
                                                  "lowsrc", "dynsrc") and _loads_remote(value):
