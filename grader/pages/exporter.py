@@ -24,6 +24,7 @@ NO_MATHJAX = {"mathjax.html.j2": "{%- macro mathjax(url='') -%}{%- endmacro %}"}
 SANITIZING_FILTERS = {
     "clean_html": "grader.pages.sanitize.sanitize_fragment",
     "markdown2html": "grader.pages.markdown.markdown_to_html",
+    "escape_student_fields": "grader.pages.formgrader.escape_student_fields",
 }
 
 

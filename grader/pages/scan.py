@@ -1,6 +1,6 @@
 """Find active content in pages and notebooks that already exist (``grader check-pages``).
 
-An audit, not a sanitizer: it parses the markup and names every element, attribute, URL and
+An audit, not a sanitizer: it parses the markup as a browser does (html5lib) and names every element, attribute, URL and
 output that would run script or load something from the network when a person opens the file,
 so that pages generated before the sanitizer existed can be found and regenerated.
 """
@@ -50,7 +50,9 @@ def find_active_content(html: str | bytes, *, document: bool = False) -> list[st
     """
     if isinstance(html, bytes):
         html = html.decode("utf-8", errors="replace")
-    soup = BeautifulSoup(html, "html.parser")
+    # html5lib parses as browsers do (foreign content, raw-text elements), so markup that only turns
+    # into an element when a browser re-parses it (mutation XSS) is seen as that element.
+    soup = BeautifulSoup(html, "html5lib")
     found: list[str] = []
     for element in soup.find_all(True):
         name = element.name.lower()
@@ -61,8 +63,12 @@ def find_active_content(html: str | bytes, *, document: bool = False) -> list[st
                 found.append(f"<meta http-equiv={element['http-equiv']!r}>")
         if name == "link" and element.get("href") and not element["href"].startswith("data:"):
             found.append(f"<link href={element['href']!r}> loads from elsewhere")
-        if name == "style" and ("url(" in element.get_text().lower() or "@import" in element.get_text().lower()):
-            found.append("<style> that loads from elsewhere (url() or @import)")
+        if name == "style":
+            css = element.decode_contents().lower()
+            if "url(" in css or "@import" in css:
+                found.append("<style> that loads from elsewhere (url() or @import)")
+            if "<" in css:
+                found.append("<style> holding markup (a browser may re-parse it as elements: mutation XSS)")
         for attribute, value in element.attrs.items():
             value = " ".join(value) if isinstance(value, list) else str(value)
             lowered = attribute.lower()
