@@ -198,3 +198,12 @@ def test_check_pages_exits_zero_for_an_inert_course(tmp_path, capsys):
 def test_inline_svg_images_are_not_reported_since_an_image_runs_no_script():
     svg = base64.b64encode(b"<svg xmlns='http://www.w3.org/2000/svg' onload='x()'/>").decode()
     assert find_active_content(f'<img src="data:image/svg+xml;base64,{svg}">') == []
+
+
+def test_check_pages_reports_student_folders_whose_name_is_markup(tmp_path, capsys):
+    _course_with_pages(tmp_path, add_csp_meta("<html><head></head><body><p>hi</p></body></html>"))
+    (tmp_path / "submitted" / "<img src=x onerror=alert(1)>" / "02_softmax").mkdir(parents=True)
+    (tmp_path / "submitted" / "alice.smith-2").mkdir(parents=True)
+    assert grader_main(["check-pages", "--course", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "submitted/<img src=x onerror=alert(1)>" in out and "alice.smith-2" not in out

@@ -6,19 +6,40 @@ preprocessors, after execution and the verdicts, and leaves in the notebook only
 cannot run: code cell outputs keep text, errors, PNG/JPEG/GIF images, LaTeX and JSON; HTML is
 sanitized, SVG is sanitized, markdown output becomes sanitized HTML; everything else
 (``application/javascript``, widget views, vendor MIME types) is replaced by a line saying what
-was removed. Markdown and raw cells that contain active markup become their sanitized HTML.
+was removed. Markdown cells with raw HTML and raw cells with active markup become their
+sanitized HTML.
 Widget state in the notebook metadata is dropped.
 """
 from __future__ import annotations
 
+import mistune
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from grader.pages.markdown import markdown_to_html
 from grader.pages.sanitize import sanitize_fragment, sanitize_svg
-from grader.pages.scan import SAFE_OUTPUT_TYPES, find_active_cells, find_active_content
+from grader.pages.scan import SAFE_OUTPUT_TYPES, find_active_content
 
 REMOVED_NOTE = "[output of type {types} removed by the grader: it would run in the viewer's browser]"
+
+
+_MARKDOWN_AST = mistune.create_markdown(renderer=None, plugins=["strikethrough", "table", "url", "task_lists",
+                                                                 "def_list"])
+
+
+def _token_types(tokens):
+    for token in tokens:
+        yield token["type"]
+        yield from _token_types(token.get("children") or [])
+
+
+def has_raw_html(markdown: str) -> bool:
+    """Whether a markdown text holds raw HTML anywhere (mistune's syntax tree has an HTML node).
+
+    Any raw HTML, not only HTML a scanner recognises as active, makes a markdown cell be replaced
+    by its sanitized rendering: the browser, not a scanner, decides what markup means.
+    """
+    return bool({"block_html", "inline_html"} & set(_token_types(_MARKDOWN_AST(markdown))))
 
 
 def _text(value) -> str:
@@ -65,9 +86,9 @@ def inert_notebook(nb: NotebookNode) -> list[str]:
             for mime in [m for m in attachment if m not in SAFE_OUTPUT_TYPES]:
                 del attachment[mime]
                 changes.append(f"cell {index}: attachment {name!r} of type {mime} removed")
-        if cell.cell_type == "markdown" and find_active_cells({"cells": [cell]}):
+        if cell.cell_type == "markdown" and has_raw_html(cell.source):
             cell.source = markdown_to_html(cell.source)
-            changes.append(f"cell {index}: active markup in markdown replaced by its sanitized HTML")
+            changes.append(f"cell {index}: markdown with raw HTML replaced by its sanitized HTML")
         elif cell.cell_type == "raw" and find_active_content(cell.source):
             cell.source = sanitize_fragment(cell.source)
             changes.append(f"cell {index}: raw cell sanitized")

@@ -154,6 +154,31 @@ def pages_of_course(root: Path) -> list[Path]:
     return pages + notebooks
 
 
+# Characters that end an HTML text, attribute or script string: nbgrader's own formgrader pages
+# print student ids without escaping them, so an id with one of these can run script there.
+MARKUP_CHARACTERS = frozenset("<>&\"'`\\")
+
+
+def student_id_findings(root: Path) -> list[Finding]:
+    """A finding for every student folder (under submitted/, autograded/, feedback/) whose name
+    holds markup characters."""
+    found = []
+    for area in ("submitted", "autograded", "feedback"):
+        folder = Path(root) / area
+        if not folder.is_dir():
+            continue
+        for student in sorted(p for p in folder.iterdir() if p.is_dir()):
+            bad = sorted(set(student.name) & MARKUP_CHARACTERS)
+            if bad:
+                found.append(Finding(student, "student id", f"contains {' '.join(bad)}: nbgrader's formgrader "
+                                     "prints student ids unescaped; rename the folder and its gradebook entry"))
+    return found
+
+
 def scan_course(root: Path) -> dict[Path, list[Finding]]:
-    """Path -> findings for every page and notebook of the course (empty list: nothing found)."""
-    return {path: scan_file(path) for path in pages_of_course(root)}
+    """Path -> findings for every page and notebook of the course (empty list: nothing found), and
+    for every student folder whose name is markup."""
+    results = {path: scan_file(path) for path in pages_of_course(root)}
+    for finding in student_id_findings(root):
+        results.setdefault(finding.path, []).append(finding)
+    return results
