@@ -3,6 +3,7 @@ the sanitizer. The pages need no script at all and nothing from the network: sty
 images are ``data:`` URLs, maths is MathML (see grader.pages.markdown)."""
 from __future__ import annotations
 
+from functools import lru_cache
 from html import escape
 
 CONTENT_SECURITY_POLICY = "; ".join((
@@ -40,6 +41,7 @@ def _fetches(rule) -> bool:
     return any(not url.startswith("data:") for url in urls + strings)
 
 
+@lru_cache(maxsize=32)
 def without_fetching_rules(css: str) -> str:
     """A style sheet without the ``@import`` and ``@font-face`` rules that would load files
     (the templates' icon fonts: no element of the page uses them, yet Chromium asks for them)."""
@@ -53,15 +55,20 @@ def without_fetching_rules(css: str) -> str:
 
 def add_csp_meta(html: str, policy: str = CONTENT_SECURITY_POLICY) -> str:
     """A whole HTML document with :func:`csp_meta` as the first element of its ``<head>``, and
-    its style sheets without rules that load files."""
+    its head's style sheets without rules that load files.
+
+    Only the head is parsed again (it holds the template's markup, never a submission's), so a
+    page's body is not re-serialized.
+    """
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(html, "html.parser")
+    head_end = html.find("</head>")
+    if head_end < 0:
+        return add_csp_meta(html.replace("<html>", "<html><head></head>", 1) if "<html>" in html
+                            else "<head></head>" + html, policy)
+    head_start = html.rfind("<head", 0, head_end)
+    soup = BeautifulSoup(html[head_start:head_end + len("</head>")], "html.parser")
     for style in soup.find_all("style"):
         style.string = without_fetching_rules(style.get_text())
-    if soup.head is None:
-        head = soup.new_tag("head")
-        (soup.html or soup).insert(0, head)
-    meta = BeautifulSoup(csp_meta(policy), "html.parser").meta
-    soup.head.insert(0, meta)
-    return str(soup)
+    soup.head.insert(0, BeautifulSoup(csp_meta(policy), "html.parser").meta)
+    return html[:head_start] + str(soup) + html[head_end + len("</head>"):]
