@@ -32,7 +32,6 @@ from injection_harness import (
 pytestmark = pytest.mark.slow
 
 CORPUS = load_injections()
-PAYLOADS = [i for i in CORPUS if not i.control]
 CONTROL = next(i for i in CORPUS if i.control)
 # nbgrader's formgrader template loads MathJax from this address itself (not from a submission).
 FORMGRADER_MATHJAX = HTMLExporter.mathjax_url.default_value

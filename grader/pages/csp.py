@@ -29,8 +29,6 @@ def csp_meta(policy: str = CONTENT_SECURITY_POLICY) -> str:
 
 def _fetches(rule) -> bool:
     """Whether a CSS at-rule loads a file (``@import``, ``@font-face`` with a non-``data:`` source)."""
-    import tinycss2
-
     if rule.type != "at-rule" or rule.lower_at_keyword not in ("import", "font-face"):
         return False
     tokens = list(rule.prelude) + list(rule.content or [])
