@@ -110,4 +110,9 @@ class SandboxedKernelManager(AsyncKernelManager):
     restart_kernel = _async_restart_kernel
 
     def exit_description(self) -> str:
-        return describe_exit(self.exit_code)
+        text = describe_exit(self.exit_code)
+        group = self.sandbox.cgroup if self.sandbox is not None else None
+        if group is not None and group.oom_kills() and self.policy.tree_memory_limit:
+            text += (f"; the notebook's processes together passed the sandbox's memory limit of "
+                     f"{self.policy.tree_memory_limit / 2**20:.0f} MiB")
+        return text
