@@ -54,3 +54,53 @@ def test_folders_a_kernel_makes_world_writable_or_setgid_are_made_safe(tmp_path)
     modes = {name: stat.S_IMODE(os.lstat(tmp_path / name).st_mode) for name in ("open", "sgid", "f")}
     assert all(mode & 0o7002 == 0 for mode in modes.values()), {k: oct(v) for k, v in modes.items()}
     assert {os.lstat(tmp_path / name).st_uid for name in modes} == {os.getuid()}
+
+
+def outputs_text(cell):
+    return "".join(o.get("text", "") for o in cell.outputs)
+
+
+def test_memory_held_across_processes_is_bounded_for_the_whole_tree(tmp_path):
+    source = ("import os, time\n"
+              "pids = []\n"
+              "for _ in range(4):\n"
+              "    pid = os.fork()\n"
+              "    if pid == 0:\n"
+              "        block = bytearray(200 * 2**20)\n"
+              "        for i in range(0, len(block), 4096): block[i] = 1\n"
+              "        time.sleep(3); os._exit(0)\n"
+              "    pids.append(pid)\n"
+              "killed = sum(os.WIFSIGNALED(os.waitpid(p, 0)[1]) for p in pids)\n"
+              "print('killed', killed)\n")
+    [cell] = execute([source], tmp_path, tree_memory_limit=512 * 2**20)
+    assert outputs_text(cell).startswith("killed ") and int(outputs_text(cell).split()[1]) >= 1
+
+
+def test_forks_in_new_sessions_are_bounded_for_the_whole_tree(tmp_path):
+    source = ("import os, time\n"
+              "made = 0\n"
+              "try:\n"
+              "    for _ in range(200):\n"
+              "        if os.fork() == 0:\n"
+              "            os.setsid(); time.sleep(30); os._exit(0)\n"
+              "        made += 1\n"
+              "except OSError:\n"
+              "    pass\n"
+              "print(made)\n")
+    [cell] = execute([source], tmp_path, tree_process_limit=40, max_processes=None)
+    assert int(outputs_text(cell)) < 40
+
+
+def test_working_folder_holds_a_bounded_number_of_bytes_and_files(tmp_path):
+    source = ("import os\n"
+              "for n in range(10):\n"
+              "    try:\n"
+              "        with open(f'big{n}', 'wb') as f: f.write(bytes(4 * 2**20))\n"
+              "    except OSError as e: print('bytes', e.errno); break\n"
+              "for n in range(1000):\n"
+              "    try: open(f'empty{n}', 'w').close()\n"
+              "    except OSError as e: print('files', e.errno); break\n")
+    [cell] = execute([source], tmp_path, workdir_size_limit=16 * 2**20, workdir_file_limit=200)
+    assert outputs_text(cell) == "bytes 28\nfiles 28\n"  # ENOSPC both times
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(files) <= 200 and sum(p.stat().st_size for p in files) <= 16 * 2**20
