@@ -43,7 +43,7 @@ WORKERS = 2
 # attackers that keep their kernel alive with long sleeps end soon.
 NOTEBOOK_TIMEOUT = 60
 RUN_DEADLINE = 1200  # seconds for one course's grader autograde run before the test gives up
-GRADER_MEMORY_BOUND = 1024 ** 3  # bytes of resident memory any grading process may reach
+GRADER_MEMORY_BOUND = 768 * 1024 ** 2  # bytes of resident memory any grading process may reach
 NOTEBOOK_SIZE_BOUND = 32 * 1024 ** 2  # bytes of any autograded notebook
 POLICY = SandboxPolicy()
 

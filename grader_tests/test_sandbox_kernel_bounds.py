@@ -104,3 +104,15 @@ def test_working_folder_holds_a_bounded_number_of_bytes_and_files(tmp_path):
     assert outputs_text(cell) == "bytes 28\nfiles 28\n"  # ENOSPC both times
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert len(files) <= 200 and sum(p.stat().st_size for p in files) <= 16 * 2**20
+
+
+def test_a_message_past_the_size_limit_stops_the_kernel_instead_of_being_read(tmp_path):
+    from grader.sandbox import SandboxedExecute
+
+    source = ("from comm import create_comm\n"
+              "create_comm(target_name='x', data={'blob': 'x' * 8 * 2**20})\n")
+    executor = SandboxedExecute(max_message_bytes=4 * 2**20)
+    cells = execute([source, "print('after')"], tmp_path, executor=executor)
+    assert [name for name, _ in errors(cells[0])] == ["OutputLimitExceeded"]
+    assert executor.dropped_comm_messages == 0  # never read
+    assert errors(cells[1])[0][0] == "DeadKernelError"

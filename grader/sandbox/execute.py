@@ -121,6 +121,10 @@ class SandboxedExecute(Execute):
         "per-cell timeout; when they run out the kernel is stopped, the running cell gets a "
         "NotebookTimeoutError and every later cell is marked not run. None: no limit.")
     ).tag(config=True)
+    max_message_bytes = Integer(32 * MiB, allow_none=True, help=(
+        "Largest single message the grader accepts from the kernel, in bytes; a larger one is "
+        "dropped before it is read (so no message can grow the grading process beyond it).")
+    ).tag(config=True)
     interrupt_grace = Float(3.0, help=(
         "Seconds a kernel gets to answer after a timed-out cell was interrupted; a kernel "
         "that does not answer is killed and the rest of the notebook is marked not run.")
@@ -168,6 +172,7 @@ class SandboxedExecute(Execute):
             policy = dataclasses.replace(policy, hidden_paths=policy.hidden_paths + gradebook)
         self.km = SandboxedKernelManager(
             config=self.config, policy=policy, course_root=self.course_root,
+            max_message_bytes=self.max_message_bytes,
             hidden_workdir_files=[f"{notebook}.ipynb"] if notebook else [], **options)
         self._sandbox_km = self.km
         return self.km
@@ -274,9 +279,11 @@ class SandboxedExecute(Execute):
                 "DeadKernelError", f"the kernel died while running this cell: {reason}"))
             self._kernel_lost = f"the kernel died in an earlier cell ({reason})"
             return cell, resources
-        except CellTimeoutError:
+        except CellTimeoutError as exc:
             if self._cut_by_deadline:
                 self._stop_at_deadline(cell)
+            elif "IOPub" in str(exc):
+                self._stop_lost_output(cell)
             else:
                 self._stop_unresponsive_kernel(cell)
             return cell, resources
@@ -293,6 +300,17 @@ class SandboxedExecute(Execute):
                    "the whole notebook); this cell was stopped")
         cell.outputs.append(error_output("NotebookTimeoutError", message))
         self._kernel_lost = f"the notebook ran out of its {self.notebook_timeout} s"
+
+    def _stop_lost_output(self, cell) -> None:
+        """The cell finished but its output stopped arriving: the kernel sent a message past
+        ``max_message_bytes`` (the grader's socket refused it and dropped the connection)."""
+        self.log.warning("The kernel's output stopped arriving; killing it")
+        run_sync(self._sandbox_km._async_kill_kernel)()
+        cell.outputs.append(error_output(
+            "OutputLimitExceeded", "the kernel's output stopped arriving, e.g. after a message "
+            f"larger than {self.max_message_bytes} bytes, which the grader refuses; the kernel "
+            "was stopped"))
+        self._kernel_lost = "the kernel was stopped after its output was lost"
 
     def _stop_unresponsive_kernel(self, cell) -> None:
         self.log.warning("Kernel did not answer after interrupting a timed-out cell; killing it")
