@@ -116,3 +116,12 @@ def test_a_message_past_the_size_limit_stops_the_kernel_instead_of_being_read(tm
     assert [name for name, _ in errors(cells[0])] == ["OutputLimitExceeded"]
     assert executor.dropped_comm_messages == 0  # never read
     assert errors(cells[1])[0][0] == "DeadKernelError"
+
+
+def test_the_kernel_runs_in_its_sandbox_s_control_group(tmp_path):
+    [cell] = execute(["print(open('/proc/self/cgroup').read())"], tmp_path)
+    from grader.sandbox.cgroups import support
+
+    lines = dict(line.split(":", 2)[1:] for line in outputs_text(cell).splitlines() if line.count(":") >= 2)
+    controllers = ("memory", "pids", "cpu") if support().version == 1 else ("",)
+    assert all("/sal-" in lines[controller] for controller in controllers)
