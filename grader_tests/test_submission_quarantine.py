@@ -4,6 +4,8 @@ from __future__ import annotations
 import os
 import socket
 
+import pytest
+
 from grader.sandbox.submitted_links import (
     MAX_TIMESTAMP_BYTES, make_pre_convert_hook, quarantine_folder, quarantine_submission, unsafe_entries,
 )
@@ -70,3 +72,28 @@ def test_pre_convert_hook_ignores_folders_outside_the_course(tmp_path):
     os.symlink("/dev/zero", outside / "data.bin")
     make_pre_convert_hook(tmp_path / "course")(notebooks=[str(outside / "n.ipynb")])
     assert os.path.islink(outside / "data.bin")
+
+
+@pytest.mark.slow
+def test_plain_nbgrader_autograde_never_follows_a_device_link_or_opens_a_fifo(course):
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from attack_harness import scores
+
+    notebook = course.submitted_notebook("ada", "02_softmax")
+    notebook.parent.mkdir(parents=True)
+    shutil.copy2(course.release_notebook("02_softmax"), notebook)
+    os.symlink("/dev/zero", notebook.parent / "data.bin")
+    os.mkfifo(notebook.parent / "data.fifo")
+    nbgrader = str(Path(sys.executable).parent / "nbgrader")
+    done = subprocess.run([nbgrader, "autograde", "02_softmax", "--create", "--force"], cwd=course.root,
+                          capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert None not in scores(course, "ada").values()
+    kept = quarantine_folder(course.root, "ada", "02_softmax")
+    assert os.path.islink(kept / "data.bin") and not os.path.lexists(notebook.parent / "data.fifo")
+    graded = course.root / "autograded" / "ada" / "02_softmax"
+    assert sorted(p.name for p in graded.iterdir()) == ["softmax.ipynb"]
