@@ -282,7 +282,7 @@ class SandboxedExecute(Execute):
         except CellTimeoutError as exc:
             if self._cut_by_deadline:
                 self._stop_at_deadline(cell)
-            elif "IOPub" in str(exc):
+            elif "IOPub" in str(exc) and not self._timed_out:
                 self._stop_lost_output(cell)
             else:
                 self._stop_unresponsive_kernel(cell)
