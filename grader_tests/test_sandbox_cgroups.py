@@ -63,3 +63,32 @@ def test_a_real_group_holds_an_attached_process_and_kills_it():
         sleeper.kill()
         assert group.remove()
     assert not any(os.path.isdir(p) for p in group.paths.values())
+
+
+def v2_hierarchy(tmp_path, delegated: bool):
+    """A stand-in cgroup v2 mount whose grader cgroup ``/grader`` may (or may not) have children."""
+    (tmp_path / "cgroup.controllers").write_text("cpu io memory pids")
+    (tmp_path / "cgroup.subtree_control").write_text("cpu memory pids")
+    (tmp_path / "grader").mkdir()
+    if delegated:
+        (tmp_path / "grader" / "cgroup.subtree_control").write_text("")
+    shared = tmp_path / "scaled-attention-lab"
+    shared.mkdir()
+    (shared / "cgroup.subtree_control").write_text("")  # what the kernel creates with the folder
+    return str(tmp_path)
+
+
+def test_v2_sandboxes_go_below_a_delegated_grader_cgroup(tmp_path):
+    from grader.sandbox.cgroups import _detect_v2
+
+    found = _detect_v2(v2_hierarchy(tmp_path, delegated=True), "/grader")
+    assert found.available and set(found.parents.values()) == {str(tmp_path / "grader")}
+    assert set((tmp_path / "grader" / "cgroup.subtree_control").read_text().split()) == \
+        {"+memory", "+pids", "+cpu"}
+
+
+def test_v2_sandboxes_go_below_their_own_top_level_group_otherwise(tmp_path):
+    from grader.sandbox.cgroups import _detect_v2
+
+    found = _detect_v2(v2_hierarchy(tmp_path, delegated=False), "/grader")
+    assert found.available and set(found.parents.values()) == {str(tmp_path / "scaled-attention-lab")}

@@ -8,8 +8,9 @@ gets one fair share (``cpu_weight``, default: as much as one ordinary process) a
 
 Where: under the grading process's own control group of each controller, so the sandboxes stay
 inside whatever bounds the grader itself runs under. cgroup v2 is used where the unified hierarchy
-holds the controllers (the grader's cgroup must allow enabling them for its children); otherwise
-cgroup v1 with its ``memory``, ``pids`` and ``cpu`` hierarchies. Without either (not Linux, not
+holds the controllers: below the grader's cgroup when it may give controllers to children, else
+below ``/sys/fs/cgroup/scaled-attention-lab``; otherwise cgroup v1 with its ``memory``, ``pids``
+and ``cpu`` hierarchies. Without either (not Linux, not
 root, not delegated) :func:`support` says why and the sandbox runs without this layer.
 
 API (kept small; a kernel started any other way attaches through :meth:`SandboxCgroup.attach`)::
@@ -119,27 +120,45 @@ def _probe_writable(parent: str) -> str | None:
     return None
 
 
+V2_GROUP = "scaled-attention-lab"  # the sandboxes' own parent when the grader's cgroup cannot be one
+
+
+def _enable_controllers(folder: str) -> None:
+    """Let the children of ``folder`` use memory, pids and cpu (cgroup v2 ``subtree_control``)."""
+    enabled = set(_read(os.path.join(folder, "cgroup.subtree_control")).split())
+    missing = [c for c in V1_CONTROLLERS if c not in enabled]
+    if missing:
+        _write(os.path.join(folder, "cgroup.subtree_control"), " ".join(f"+{c}" for c in missing))
+
+
 def _detect_v2(mount: str, own: str) -> CgroupSupport | None:
-    parent = os.path.normpath(mount + own)
+    """Where sandbox groups go on cgroup v2: below the grader's own cgroup when it may have
+    children with controllers (a delegated cgroup), else below ``<mount>/scaled-attention-lab``
+    (v2 lets no cgroup but the root hold processes and also give controllers to children)."""
     try:
         available = set(_read(os.path.join(mount, "cgroup.controllers")).split())
     except OSError:
         return None
     if not set(V1_CONTROLLERS) <= available:
         return None  # a hybrid host: the controllers live in v1 hierarchies
-    try:
-        enabled = set(_read(os.path.join(parent, "cgroup.subtree_control")).split())
-        missing = [c for c in V1_CONTROLLERS if c not in enabled]
-        if missing:
-            _write(os.path.join(parent, "cgroup.subtree_control"),
-                   " ".join(f"+{c}" for c in missing))
-    except OSError as exc:
-        return CgroupSupport(2, {}, (
-            f"cgroup v2: cannot enable memory, pids and cpu for children of {parent} "
-            f"({exc.strerror}); run the grader in a delegated cgroup of its own (for example "
-            "systemd-run --scope -p Delegate=yes)"))
-    reason = _probe_writable(parent)
-    return CgroupSupport(2, {} if reason else {c: parent for c in V1_CONTROLLERS}, reason)
+    reasons = []
+    own_parent = os.path.normpath(mount + own)
+    shared_parent = os.path.join(mount, V2_GROUP)
+    for parent in (own_parent, shared_parent):
+        try:
+            if parent == shared_parent:
+                _enable_controllers(mount)
+                os.makedirs(parent, exist_ok=True)
+            _enable_controllers(parent)
+        except OSError as exc:
+            reasons.append(f"cannot enable memory, pids and cpu for children of {parent} ({exc.strerror})")
+            continue
+        reason = _probe_writable(parent)
+        if reason is None:
+            return CgroupSupport(2, {c: parent for c in V1_CONTROLLERS})
+        reasons.append(reason)
+    return CgroupSupport(2, {}, "cgroup v2: " + "; ".join(reasons) + "; run the grader as root "
+                         "on the host, or in a delegated cgroup of its own")
 
 
 @functools.lru_cache(maxsize=1)
