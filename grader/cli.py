@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 
 from grader.course import ASSIGNMENTS, REPO_ROOT, Course
 
@@ -59,7 +60,7 @@ def cmd_autograde(args) -> int:
     console = Console()
     for outcome in outcomes:
         if not outcome.graded:
-            console.print(f"[yellow]{outcome.student}: ungradable — {outcome.reason}[/yellow]")
+            console.print(Text(f"{outcome.student}: ungradable — {outcome.reason}", style="yellow"))
     render(build_report(course, args.assignment), console)
     return 0
 
