@@ -306,13 +306,16 @@ def _feedback_display(text: str, verdict: Verdict) -> NotebookNode:
 _RECORD_KEYS = {"check", "fraction", "stage", "misconception"}
 
 
-def verdict_records(cell) -> list[dict]:
+def verdict_records(cell, source: str | None = None) -> list[dict]:
     """The verdict summary DecideVerdicts wrote into an autograded probe cell (empty otherwise)."""
-    return read_verdict_records(cell)[0]
+    return read_verdict_records(cell, source)[0]
 
 
-def read_verdict_records(cell) -> tuple[list[dict], int]:
+def read_verdict_records(cell, source: str | None = None) -> tuple[list[dict], int]:
     """(the trusted verdict records of ``cell``, how many other outputs claimed to be one).
+
+    source: the instructor's source of this cell from the gradebook, where the cell's own no longer
+    holds its probe line (nbgrader's ClearHiddenTests removes it from feedback); default: the cell's.
 
     Trusted: the first output of a test cell (nbgrader ``grade``) whose source holds exactly one
     ``probe("<name>")`` line, carrying a record of exactly the structure of ``Verdict.record`` for
@@ -326,7 +329,9 @@ def read_verdict_records(cell) -> tuple[list[dict], int]:
     if not claims:
         return [], 0
     nbgrader = cell.get("metadata", {}).get("nbgrader")
-    names = probe_names(cell.get("source") or "") if isinstance(cell.get("source"), str) else []
+    if source is None:
+        source = cell.get("source") if isinstance(cell.get("source"), str) else ""
+    names = probe_names(source or "")
     is_probe_cell = (cell.get("cell_type") == "code" and isinstance(nbgrader, dict)
                      and nbgrader.get("grade") is True and len(names) == 1)
     if is_probe_cell and claims[0] == 0 and _well_formed(outputs[0]["metadata"][METADATA_KEY], names[0]):
