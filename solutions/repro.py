@@ -11,8 +11,9 @@ Tolerances:
   itself measured by Monte Carlo with the same sample size it is four standard errors of the
   difference of two such estimates (4·sqrt(2)·SE). The lesson's rounding is used if larger;
 - ‖p - y‖: ±0.05, since the lesson does not say which rows it averages (both readings give 1.28-1.31);
-- the Blog's weight tables are rounded so that each row adds up to 1.000 (largest-remainder
-  rounding): the measured weights must round to exactly the printed digits that way.
+- the Blog's weights: each measured weight rounds to the printed digits (half a unit in the last
+  digit). Divided by 8 the last weight is 0.326496, i.e. 0.326 as the Blog's own table prints it (32.6 %);
+  its text's 0.327 is a rounding slip (the three rounded weights add up to 0.999, not 1.000).
 """
 from __future__ import annotations
 
@@ -136,32 +137,6 @@ def monte_carlo(label: str, printed: str, measured: float, standard_error: float
 
 def less_than(label: str, bound_text: str, bound: float, measured: float) -> Check:
     return Check(label, f"< {bound_text}", _format(measured), "strict", bool(measured < bound))
-
-
-def largest_remainder_rounding(values: np.ndarray, decimals: int) -> np.ndarray:
-    """Round non-negative values summing to one to ``decimals`` places so the rounded ones sum to one too.
-
-    Every value is rounded down; the missing units go to the largest remainders.
-    """
-    units = np.asarray(values, dtype=np.float64) * 10**decimals
-    floors = np.floor(units)
-    missing = int(round(10**decimals - floors.sum()))
-    floors[np.argsort(floors - units)[:missing]] += 1  # most negative floor - units = largest remainder
-    return floors / 10**decimals
-
-
-def rounds_to(label: str, printed: Sequence[str], measured: np.ndarray) -> Check:
-    """The measured weights round (summing to one) to exactly the printed digits."""
-    decimals = -Decimal(printed[0]).as_tuple().exponent
-    rounded = largest_remainder_rounding(measured, decimals)
-    passed = bool(np.allclose(rounded, [float(p) for p in printed], rtol=0, atol=10.0 ** -(decimals + 3)))
-    return Check(
-        label,
-        "[" + ", ".join(printed) + "]",
-        "[" + ", ".join(f"{m:.5f}" for m in measured) + "]",
-        f"same digits rounded to sum 1 ({decimals} d.p.)",
-        passed,
-    )
 
 
 #: One stream per experiment, so adding or reordering claims never changes another claim's draws.
@@ -297,9 +272,13 @@ def claim_blog_table(seed: int) -> ClaimResult:
     return ClaimResult(
         "softmax [14, 10, 12] unscaled and / 8",
         "Blog",
-        (
-            rounds_to("unscaled", ("0.867", "0.016", "0.117"), answer_weights_unscaled),
-            rounds_to("/ 8", ("0.419", "0.254", "0.327"), answer_weights_scaled),
+        tuple(
+            rounded(f"{label} p{i + 1}", text, weight)
+            for label, printed, weights in (
+                ("unscaled", ("0.867", "0.016", "0.117"), answer_weights_unscaled),
+                ("/ 8", ("0.419", "0.254", "0.326"), answer_weights_scaled),
+            )
+            for i, (text, weight) in enumerate(zip(printed, weights))
         ),
     )
 
