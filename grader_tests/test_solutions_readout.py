@@ -25,6 +25,7 @@ from solutions import (
     retrieval_capacity,
     softmax_readout,
 )
+from solutions.capacity_at_scale import streamed_softmax_retrieval
 
 
 def loop_readout(K, V, x, beta):
@@ -296,3 +297,33 @@ def test_answer_beta_equiv_turns_cosines_into_sqrt_dk_scaled_scores():
     q, k = (8.0 * v / np.linalg.norm(v) for v in rng.normal(size=(2, 64)))  # length sqrt(64)
     scaled_score = sum(a * b for a, b in zip(q, k)) / math.sqrt(64)
     assert answer_beta_equiv * loop_cosine(q, k) == pytest.approx(scaled_score)
+
+
+# ---- the streamed experiment behind "the softmax capacity at d = 64, β = 8 lies in the millions" ----
+
+
+def _direct_retrieval_on_the_same_draws(n_pairs, d, beta, seed, chunk):
+    """The same trial as streamed_softmax_retrieval, with every key and value held at once."""
+    sizes = [min(chunk, n_pairs - start) for start in range(0, n_pairs, chunk)]
+    seeds = np.random.SeedSequence(seed).spawn(2 * len(sizes))
+
+    def rows(child, size):
+        vectors = np.random.default_rng(child).standard_normal((size, d))
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    K = np.concatenate([rows(s, size) for s, size in zip(seeds[:len(sizes)], sizes)])
+    V = np.concatenate([rows(s, size) for s, size in zip(seeds[len(sizes):], sizes)])
+    output, _ = softmax_readout(K, V, K[0], beta)
+    return int(np.argmax(V @ output)) == 0
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_streamed_retrieval_decides_each_trial_as_the_whole_memory_at_once_does(seed):
+    assert streamed_softmax_retrieval(50, 6, 3.0, seed, chunk=7) == _direct_retrieval_on_the_same_draws(50, 6, 3.0, seed, 7)
+
+
+def test_streamed_retrieval_succeeds_as_often_as_retrieval_accuracy_predicts():
+    trials = 600
+    rate = sum(streamed_softmax_retrieval(64, 8, 4.0, [5, t], chunk=20) for t in range(trials)) / trials
+    expected = retrieval_accuracy(64, 8, 4.0, 8000, np.random.default_rng(11))
+    assert abs(rate - expected) < 5 * math.sqrt(expected * (1 - expected) / trials) + 0.01

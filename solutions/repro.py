@@ -67,8 +67,8 @@ P3_TRIALS = 500  # L3 §4, ‖p - y‖
 P3_RESIDUAL_TOLERANCE = 0.05
 # AR07/b2 gives no trial count; 200 trials put the 0.9 threshold about 4.7 standard errors from 1.
 # The capacity search gallops 1, 2, 4, ... and bisects; 4096 pairs is its limit (a softmax read-out at
-# d = 64, β = 8 retrieved the queried value in all of 30 trials with 2**20 pairs stored, measured once,
-# so its capacity is far out of reach here).
+# d = 64, β = 8 still retrieves nearly every trial with 2**20 pairs stored and few with 2**22, so its
+# capacity lies in the millions, far out of reach here: `python -m solutions.capacity_at_scale`).
 RETRIEVAL_D, RETRIEVAL_BETA, RETRIEVAL_TRIALS, RETRIEVAL_THRESHOLD = 64, 8.0, 200, 0.9
 RETRIEVAL_MAX_PAIRS = 4096
 
