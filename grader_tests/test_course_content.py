@@ -117,3 +117,12 @@ def test_readout_capacity_figure_is_drawn_at_the_lessons_dimension():
                   if c.cell_type == "code" and "plt.plot" in c.source and "retrieval_accuracy" in c.source)
     assert re.search(r"retrieval_accuracy\(n, 64, beta", figure)
     assert "axhline(0.9" in figure
+
+
+def test_the_attention_checks_send_students_to_sections_that_hold_the_idea():
+    from grader.checks import attention
+    from grader.checks.misconceptions import wrong_answers
+
+    lessons = [check.lesson for check in attention.CHECKS]
+    lessons += [m.lesson for check in attention.CHECKS for m in wrong_answers(check.name)]
+    assert lessons and not [lesson for lesson in lessons if "AM13" in lesson or lesson == "Blog"], lessons

@@ -1,4 +1,4 @@
-"""Hidden checks of assignment 04_attention (``attention.ipynb``; AM13, Blog "三件事", course extensions).
+"""Hidden checks of assignment 04_attention (``attention.ipynb``; L3 §5, the Blog, AM12, course extensions).
 
 Layout and shared helpers: ``grader.checks.common``. Attention cases cover batches (leading
 axes), masks (causal, broadcast padding, a fully masked row), large scores, d_k = 1 and float32
@@ -163,11 +163,14 @@ def _variance_cases(rng: np.random.Generator) -> list[Case]:
 
 # ---- the checks -------------------------------------------------------------------------------
 
+INITIALISATION = "L3 §1–2 and the Blog's 方差证明 (04 Part 4)"
+
 CHECKS = [
-    function_check("scaled_dot_product_attention", _attention_cases, "AM13",
+    function_check("scaled_dot_product_attention", _attention_cases, "L3 §5",
                    output_names=("the output", "the weights")),
-    function_check("causal_mask", _causal_mask_cases, "AM13"),
-    function_check("multi_head_attention", _mha_cases, "AM13", output_names=("the output", "the weights")),
-    function_check("projected_score_variance", _variance_cases, "Blog", judge=judge_projected_score_variance),
-    value_check("answer_init_std", "Blog"),
+    function_check("causal_mask", _causal_mask_cases, "04 Part 2 (course extension)"),
+    function_check("multi_head_attention", _mha_cases, "L3 §5, per head (04 Part 3)",
+                   output_names=("the output", "the weights")),
+    function_check("projected_score_variance", _variance_cases, INITIALISATION, judge=judge_projected_score_variance),
+    value_check("answer_init_std", INITIALISATION),
 ]

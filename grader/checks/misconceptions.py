@@ -142,7 +142,7 @@ KNOWN_WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
                       solutions.softmax(np.array([14.0, 10.0, 12.0]) / 64.0)),
         Misconception("unscaled weights", "these are the weights of the raw scores; this answer asks for the "
                       "weights after the scaling of L3 §5", "Blog", solutions.answer_weights_unscaled),
-        Misconception("rounded lesson values", _ROUNDED, "Blog", np.array([0.419, 0.254, 0.327])),
+        Misconception("rounded lesson values", _ROUNDED, "Blog", np.array([0.419, 0.254, 0.326])),
     ),
     "answer_culprit": (
         Misconception("vanishing gradient", "the gradient p - y does not vanish at σ = 8: on the rows the model "
@@ -214,32 +214,32 @@ KNOWN_WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
                       "softmax saturates onto one key", "L3 §5", variant.attention_unscaled),
         Misconception("fully masked row made uniform", "your fully masked row gets uniform weights: filling "
                       "masked scores with a large negative number lets a row with no allowed key attend to all of "
-                      "them, where the contract asks for zero weights and a zero output", "AM13",
+                      "them, where the contract asks for zero weights and a zero output", "04 Part 1, masks (course extension)",
                       variant.attention_fully_masked_row_uniform),
         Misconception("masked after softmax", "your masked weights were zeroed after softmax without "
-                      "renormalising, so each row's allowed weights no longer sum to one", "AM13",
+                      "renormalising, so each row's allowed weights no longer sum to one", "04 Part 1, masks (course extension)",
                       variant.attention_masked_after_softmax),
     ),
     "causal_mask": (
         Misconception("off by one", "your mask is False on the diagonal: a causal mask lets each position attend "
-                      "to itself as well as to the earlier ones", "AM13", variant.causal_mask_strictly_lower),
+                      "to itself as well as to the earlier ones", "04 Part 2 (course extension)", variant.causal_mask_strictly_lower),
         Misconception("future instead of past", "your mask is True above the diagonal, letting each position "
-                      "attend to later positions and hiding the earlier ones", "AM13", variant.causal_mask_upper),
+                      "attend to later positions and hiding the earlier ones", "04 Part 2 (course extension)", variant.causal_mask_upper),
     ),
     "multi_head_attention": (
         Misconception("heads scaled by sqrt(d_model)", "your heads divide their scores by √d_model instead of "
                       "their own √d_head, which shrinks each head's score spread below 1 and flattens its "
-                      "weights", "AM13", variant.multi_head_attention_scaled_by_d_model),
+                      "weights", "L3 §5, per head (04 Part 3)", variant.multi_head_attention_scaled_by_d_model),
         Misconception("heads not scaled", "your heads use raw scores, not divided by √d_head, so their softmax "
                       "saturates as d_head grows", "L3 §5", variant.multi_head_attention_unscaled),
         Misconception("no output projection", "your output is the concatenated heads without the final "
-                      "multiplication by W_o", "AM13", variant.multi_head_attention_without_output_projection),
+                      "multiplication by W_o", "04 Part 3 (course extension)", variant.multi_head_attention_without_output_projection),
     ),
     "answer_init_std": (
         Misconception("variance instead of standard deviation", "your number is a variance of the weights, "
-                      "while init_std is a standard deviation (the `scale` of rng.normal)", "Blog", 1.0 / 512),
+                      "while init_std is a standard deviation (the `scale` of rng.normal)", "L3 §1–2 and the Blog's 方差证明 (04 Part 4)", 1.0 / 512),
         Misconception("normalised by d_k", "your number is set by d_k; reread which dimension the sum inside "
-                      "each projected component runs over", "Blog", 0.125),
+                      "each projected component runs over", "L3 §1–2 and the Blog's 方差证明 (04 Part 4)", 0.125),
     ),
 }
 
