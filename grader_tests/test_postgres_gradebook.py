@@ -25,9 +25,10 @@ from grader.course import ASSIGNMENTS, DB_URL_VARIABLE, Course, create_course, p
 from grader.release import generate_release
 from grader.sandbox.execute import gradebook_files
 from grader.simulated_class import ROSTER
-from grader.submissions import expected_outcome, get_submission, hand_in, load_expected, points_of_test_cells
+from grader.submissions import get_submission, hand_in, points_of_test_cells
 
 import postgres_server
+from corpus_expected import expected_outcome, load_expected
 
 CLASS = ("ada", "cai", "eli", "fay")  # model answer, a misconception, half-done, blank
 ASSIGNMENT = "02_softmax"
