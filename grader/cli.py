@@ -3,7 +3,7 @@
     grader release [ASSIGNMENT ...]          regenerate release/ from source/ (nbgrader generate_assignment)
     grader autograde ASSIGNMENT [--workers N] grade every submission of a course folder in parallel
     grader feedback ASSIGNMENT               feedback pages (nbgrader generate_feedback)
-    grader report ASSIGNMENT                 class report: scores, pass rates, misconceptions
+    grader report ASSIGNMENT | --all         class report: terminal tables, an HTML page and its CSV
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
 """
@@ -66,8 +66,20 @@ def cmd_feedback(args) -> int:
 
 def cmd_report(args) -> int:
     from grader.report import build_report, render
+    from grader.reporting import write_report
 
-    render(build_report(_course(args), args.assignment))
+    if bool(args.assignment) == bool(args.all):
+        raise SystemExit("error: name one ASSIGNMENT or pass --all")
+    course = _course(args)
+    assignments = list(ASSIGNMENTS) if args.all else [args.assignment]
+    assignments = [a for a in assignments if course.students(a) or not args.all]
+    if not assignments:
+        raise SystemExit(f"error: no submissions in {course.root / 'submitted'}; grade a class first")
+    console = Console()
+    for assignment in assignments:
+        render(build_report(course, assignment), console)
+    page, table = write_report(course, assignments, Path(args.output) if args.output else None)
+    console.print(f"\nclass report: {page}\ntables (CSV): {table}", soft_wrap=True, highlight=False)
     return 0
 
 
@@ -92,14 +104,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_release)
 
     for name, func, text in (("autograde", cmd_autograde, "grade every submission in parallel"),
-                             ("feedback", cmd_feedback, "generate feedback pages"),
-                             ("report", cmd_report, "print the class report")):
+                             ("feedback", cmd_feedback, "generate feedback pages")):
         p = sub.add_parser(name, help=text)
         p.add_argument("assignment", choices=list(ASSIGNMENTS))
         p.add_argument("--course", default=".", help="course folder (default: the current folder)")
         if name == "autograde":
             p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
         p.set_defaults(func=func)
+
+    p = sub.add_parser("report", help="class report: terminal tables, an HTML page and a CSV of its tables")
+    p.add_argument("assignment", nargs="?", choices=list(ASSIGNMENTS), help="the assignment to report on")
+    p.add_argument("--all", action="store_true", help="one page for every assignment with submissions")
+    p.add_argument("--output", default=None, metavar="PAGE.html",
+                   help="where to write the page (default: reports/<ASSIGNMENT>.html or reports/class-report.html)")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("demo", help="run the whole job end to end on a simulated class")
     p.add_argument("--dir", default=None, help="course folder to create (default: a temporary one)")

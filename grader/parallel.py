@@ -21,6 +21,7 @@ import nbformat
 
 from grader import nbgrader_runner
 from grader.course import Course, enable_concurrent_writers
+from grader.reporting.timings import record_grading_time
 from grader.ungradable import clear_ungradable, record_ungradable
 
 
@@ -49,7 +50,8 @@ def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome
             reason = f"{type(exc).__name__}: {exc}"
     if reason is not None:
         record_ungradable(course, assignment, student, reason)
-    return GradingOutcome(student, assignment, reason is None, reason, time.perf_counter() - started)
+    return record_grading_time(course, GradingOutcome(student, assignment, reason is None, reason,
+                                                      time.perf_counter() - started))
 
 
 def unreadable_reason(path: Path) -> str | None:
