@@ -4,6 +4,7 @@
     grader autograde ASSIGNMENT [--workers N] grade every submission of a course folder in parallel
     grader feedback ASSIGNMENT               feedback pages (nbgrader generate_feedback)
     grader report ASSIGNMENT | --all         class report: terminal tables, an HTML page and its CSV
+    grader export --canvas FILE --roster R   grades as a CSV for Canvas's gradebook import
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
 """
@@ -83,6 +84,32 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    from grader.reporting.canvas import RosterError, export_canvas
+
+    course = _course(args)
+    canvas_ids = {}
+    for pair in args.assignment_id:
+        name, sep, canvas_id = pair.partition("=")
+        if not sep or not name.strip() or not canvas_id.strip().isdigit():
+            raise SystemExit(f"error: --assignment-id {pair!r} must look like 02_softmax=12345 (a Canvas assignment id)")
+        canvas_ids[name.strip()] = canvas_id.strip()
+    try:
+        result = export_canvas(course.db_url, Path(args.roster), Path(args.canvas), canvas_ids)
+    except RosterError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"Canvas import file: {result.path} ({result.students} students x {len(result.assignments)} assignments)")
+    if result.not_in_gradebook:
+        print(f"warning: {len(result.not_in_gradebook)} roster student(s) have no gradebook entry and get 0 "
+              f"for every assignment: {', '.join(result.not_in_gradebook)}", file=sys.stderr)
+    if result.not_in_roster:
+        print(f"error: {len(result.not_in_roster)} gradebook student(s) are not in the roster {args.roster}, "
+              f"so their grades are NOT in {result.path}: {', '.join(result.not_in_roster)}; add them to the roster "
+              "(or give an nbgrader_id column) and export again", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_demo(args) -> int:
     from grader.demo import run_demo
 
@@ -119,6 +146,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where to write the page (default: reports/<ASSIGNMENT>.html or reports/class-report.html)")
     p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("export", help="grades as a CSV that Canvas's gradebook import accepts")
+    p.add_argument("--canvas", required=True, metavar="FILE", help="the Canvas import CSV to write")
+    p.add_argument("--roster", required=True, metavar="ROSTER.csv",
+                   help="columns Student, ID, SIS User ID, SIS Login ID, Section (e.g. Canvas's own gradebook "
+                        "export); the nbgrader id is the nbgrader_id column if present, else SIS Login ID")
+    p.add_argument("--assignment-id", action="append", default=[], metavar="ASSIGNMENT=CANVAS_ID",
+                   help="update this existing Canvas assignment (repeatable); without it Canvas creates a new one")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("demo", help="run the whole job end to end on a simulated class")
     p.add_argument("--dir", default=None, help="course folder to create (default: a temporary one)")
