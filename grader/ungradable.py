@@ -7,9 +7,11 @@ report and the per-student summary show.
 """
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from nbgrader.api import Gradebook
+from nbgrader.utils import parse_utc
 
 from grader.course import Course
 
@@ -20,7 +22,10 @@ def record_ungradable(course: Course, assignment: str, student: str, reason: str
     """Score every graded cell of ``student``'s ``assignment`` 0 and write ``reason`` beside it."""
     with Gradebook(course.db_url) as gb:
         gb.update_or_create_student(student)
-        submission = gb.update_or_create_submission(assignment, student)
+        # The submission's own timestamp: nbgrader (formgrader, `nbgrader list`) counts a submission as
+        # autograded only when the gradebook's timestamp equals the one in submitted/.../timestamp.txt.
+        submission = gb.update_or_create_submission(assignment, student,
+                                                    timestamp=submitted_timestamp(course, assignment, student))
         for notebook in submission.notebooks:
             for grade in notebook.grades:
                 grade.auto_score = 0
@@ -30,6 +35,15 @@ def record_ungradable(course: Course, assignment: str, student: str, reason: str
     folder = course.root / "autograded" / student / assignment
     folder.mkdir(parents=True, exist_ok=True)
     (folder / REASON_FILE).write_text(reason.strip() + "\n", encoding="utf-8")
+
+
+def submitted_timestamp(course: Course, assignment: str, student: str) -> datetime | None:
+    """The UTC time in ``submitted/<student>/<assignment>/timestamp.txt``, or None when absent or unreadable."""
+    path = course.root / "submitted" / student / assignment / "timestamp.txt"
+    try:
+        return parse_utc(path.read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return None
 
 
 def ungradable_reason(course: Course, assignment: str, student: str) -> str | None:
