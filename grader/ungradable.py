@@ -22,8 +22,7 @@ def record_ungradable(course: Course, assignment: str, student: str, reason: str
     """Score every graded cell of ``student``'s ``assignment`` 0 and write ``reason`` beside it."""
     with Gradebook(course.db_url) as gb:
         gb.update_or_create_student(student)
-        # The submission's own timestamp: nbgrader (formgrader, `nbgrader list`) counts a submission as
-        # autograded only when the gradebook's timestamp equals the one in submitted/.../timestamp.txt.
+        # The submission's own timestamp (see the folder below) also makes a late hand-in show as late.
         submission = gb.update_or_create_submission(assignment, student,
                                                     timestamp=submitted_timestamp(course, assignment, student))
         for notebook in submission.notebooks:
@@ -32,6 +31,8 @@ def record_ungradable(course: Course, assignment: str, student: str, reason: str
                 grade.manual_score = None
                 grade.needs_manual_grade = False
         gb.db.commit()
+    # nbgrader's formgrader lists a submission as graded (with its 0) only when this folder exists and
+    # the gradebook timestamp equals the submitted one; otherwise it shows "needs autograding".
     folder = course.root / "autograded" / student / assignment
     folder.mkdir(parents=True, exist_ok=True)
     (folder / REASON_FILE).write_text(reason.strip() + "\n", encoding="utf-8")

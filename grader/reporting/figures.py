@@ -60,13 +60,13 @@ def score_histogram(bins: Sequence[tuple[str, int]], title: str = "Score distrib
 def pass_rates(rows: Sequence[tuple[str, int, int]], title: str = "Full marks per check (hardest first)") -> str:
     """Horizontal bars of the share of students with full marks; rows: (check, passed, graded), hardest first."""
     with rc_context(_STYLE):
-        figure = Figure(figsize=(6.4, _height_for(len(rows))))
+        figure = Figure(figsize=(5.4, _height_for(len(rows))))
         axes = figure.subplots()
         names = [name for name, _, _ in rows][::-1]
         rates = [100.0 * p / n if n else 0.0 for _, p, n in rows][::-1]
         colours = [RED if rate < 50 else BLUE for rate in rates]
         bars = axes.barh(names, rates, color=colours, height=0.7)
-        axes.bar_label(bars, labels=[f"{p}/{n}" for _, p, n in rows][::-1], padding=3, fontsize=9)
+        axes.bar_label(bars, labels=[f"{p}/{n}" for _, p, n in rows][::-1], padding=3)
         axes.set_xlim(0, 112)
         axes.set_xlabel("students with full marks (%)")
         axes.set_title(title)
@@ -77,7 +77,7 @@ def discrimination(rows: Sequence[tuple[str, float | None]],
                    title: str = "Item discrimination (top third − bottom third)") -> str:
     """Horizontal bars of D in [-1, 1] per check; rows: (check, D or None when the class is too small)."""
     with rc_context(_STYLE):
-        figure = Figure(figsize=(6.4, _height_for(len(rows))))
+        figure = Figure(figsize=(5.4, _height_for(len(rows))))
         axes = figure.subplots()
         names = [name for name, _ in rows][::-1]
         values = [0.0 if d is None else d for _, d in rows][::-1]
@@ -85,7 +85,7 @@ def discrimination(rows: Sequence[tuple[str, float | None]],
                    for _, d in rows][::-1]
         bars = axes.barh(names, values, color=colours, height=0.7)
         axes.bar_label(bars, labels=["n/a" if d is None else f"{d:+.2f}" for _, d in rows][::-1],
-                       padding=3, fontsize=9)
+                       padding=3)
         axes.axvline(0, color="#333333", linewidth=0.8)
         axes.set_xlim(-1.15, 1.15)
         axes.set_xlabel("mean score on the check: top third minus bottom third")
