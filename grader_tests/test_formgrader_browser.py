@@ -23,8 +23,8 @@ import time
 import urllib.request
 
 import pytest
-from browser import browser, browser_artefacts, open_page  # noqa: F401 (session fixtures)
-from graded_class import ASSIGNMENT, LATE_STUDENT, UNGRADABLE_STUDENT, graded_class  # noqa: F401
+from browser import open_page
+from graded_class import ASSIGNMENT, LATE_STUDENT, UNGRADABLE_STUDENT
 from nbgrader.api import Gradebook
 
 pytestmark = pytest.mark.slow

@@ -12,8 +12,8 @@ import re
 
 import pytest
 from bs4 import BeautifulSoup
-from browser import browser, browser_artefacts, open_page  # noqa: F401 (session fixtures)
-from graded_class import ASSIGNMENT, DUE, LATE_STUDENT, UNGRADABLE_STUDENT, graded_class  # noqa: F401
+from browser import open_page
+from graded_class import ASSIGNMENT, DUE, LATE_STUDENT, UNGRADABLE_STUDENT
 from nbgrader.api import Gradebook
 
 from grader.reporting.timings import grading_times
@@ -125,3 +125,30 @@ def test_feedback_page_shows_the_gradebook_scores(feedback_page, gradebook):
     shown = {name: float(points) for name, points in re.findall(r"Grade cell: (\w+) Score: ([\d.]+) /", text)}
     assert shown.keys() == cells.keys()
     assert all(shown[name] == pytest.approx(cells[name], abs=0.006) for name in cells)
+
+
+def test_report_command_prints_where_the_page_and_its_csv_are(graded_class, tmp_path, capsys):
+    from grader.cli import main
+
+    assert main(["report", ASSIGNMENT, "--course", str(graded_class.course.root),
+                 "--output", str(tmp_path / "page.html")]) == 0
+    out = capsys.readouterr().out
+    assert f"class report: {tmp_path / 'page.html'}" in out and f"tables (CSV): {tmp_path / 'page.csv'}" in out
+    assert "per-check pass rates" in out  # the terminal tables stay
+    assert (tmp_path / "page.html").stat().st_size > 10_000 and (tmp_path / "page.csv").exists()
+
+
+def test_report_all_covers_every_assignment_with_submissions(graded_class, tmp_path, capsys):
+    from grader.cli import main
+
+    assert main(["report", "--all", "--course", str(graded_class.course.root),
+                 "--output", str(tmp_path / "all.html")]) == 0
+    soup = BeautifulSoup((tmp_path / "all.html").read_text(encoding="utf-8"), "html.parser")
+    assert [s["data-assignment"] for s in soup.select("section.assignment")] == [ASSIGNMENT]
+
+
+def test_report_command_needs_one_assignment_or_all(graded_class):
+    from grader.cli import main
+
+    with pytest.raises(SystemExit, match="ASSIGNMENT or pass --all"):
+        main(["report", "--course", str(graded_class.course.root)])
