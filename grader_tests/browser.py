@@ -68,11 +68,13 @@ def chromium() -> Iterator[object]:
 
 
 def open_page(browser, target: str | Path, screenshot: Path | None = None, *, marks_script: str | None = None,
-              cookies: list[dict] | None = None) -> Visit:
+              wait_for: str | None = None, cookies: list[dict] | None = None) -> Visit:
     """Load ``target`` (a file path or a URL) in a fresh browser context and record what it did.
 
     marks_script: a JavaScript expression evaluated after load whose (JSON) value is stored in
     :attr:`Visit.marks` (e.g. the markers a payload sets when it runs).
+    wait_for: a JavaScript expression to wait for after load (a page that fills itself in from
+    an API); a TimeoutError if it never becomes true.
     """
     url = Path(target).resolve().as_uri() if isinstance(target, Path) or "://" not in str(target) else str(target)
     visit = Visit(url=url)
@@ -85,12 +87,15 @@ def open_page(browser, target: str | Path, screenshot: Path | None = None, *, ma
     page.on("pageerror", lambda error: visit.console_errors.append(str(error)))
 
     def record(request):
-        if request.url != url or visit.requests:
-            visit.requests.append(request.url)
+        if request.url == url and request.is_navigation_request() and request.frame == page.main_frame:
+            return  # the page itself
+        visit.requests.append(request.url)
 
     page.on("request", record)
     try:
         page.goto(url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+        if wait_for:
+            page.wait_for_function(wait_for, timeout=LOAD_TIMEOUT_MS)
         page.wait_for_timeout(SETTLE_MS)
         visit.title = page.title()
         visit.dom = page.content()

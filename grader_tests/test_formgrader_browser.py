@@ -1,6 +1,6 @@
 """nbgrader's formgrader on a course graded by ``grader autograde``, in a real Jupyter server and Chromium.
 
-A Jupyter server with nbgrader's formgrader extension serves the shared graded class
+A Jupyter server with nbgrader's formgrader (``formgrader_server.FormgraderServer``) serves the shared graded class
 (``graded_class``) on a free localhost port with token authentication. The assignment and
 submission views, filled in by the formgrader's own JavaScript from its API, show the gradebook's
 scores; a manual score typed into the submission view reaches the gradebook.
@@ -11,108 +11,44 @@ messages are expected here and allowed, nothing else is.
 """
 from __future__ import annotations
 
-import json
-import os
 import re
-import secrets
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 from browser import open_page
+from formgrader_server import FormgraderServer
 from graded_class import ASSIGNMENT, LATE_STUDENT, UNGRADABLE_STUDENT
 from nbgrader.api import Gradebook
+
+from grader.course import Course
 
 pytestmark = pytest.mark.slow
 
 NOTEBOOK = "softmax"
-START_TIMEOUT = 180  # seconds: the server imports nbgrader, nbconvert and jupyterlab on a busy machine
 OFFLINE_MATHJAX = re.compile(r"Failed to load resource: net::ERR_|MathJax is not defined")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def login_cookies(server: FormgraderServer, browser) -> list[dict]:
+    """The session cookies of a browser that logged in with the token on the login page.
 
-
-class Formgrader:
-    """A running Jupyter server with the formgrader; ``url(path)`` carries the token."""
-
-    def __init__(self, course, tmp_path):
-        self.port, self.token = _free_port(), secrets.token_hex(16)
-        self.base = f"http://127.0.0.1:{self.port}"
-        home = tmp_path / "jupyter"
-        (home / "config").mkdir(parents=True, exist_ok=True)
-        (home / "config" / "jupyter_server_config.json").write_text(json.dumps(
-            {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": True}}}), encoding="utf-8")
-        env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
-               "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "PATH": os.path.dirname(sys.executable) + os.pathsep
-               + os.environ.get("PATH", "")}
-        command = [sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={self.port}",
-                   "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={self.token}",
-                   f"--ServerApp.root_dir={course.root}"]
-        if os.geteuid() == 0:
-            command.append("--allow-root")
-        self.log = open(tmp_path / "jupyter-server.log", "w+", encoding="utf-8")
-        # The course folder is the working directory, so the formgrader reads its nbgrader_config.py.
-        self.process = subprocess.Popen(command, cwd=course.root, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-
-    def url(self, path: str) -> str:
-        return f"{self.base}{path}"
-
-    def login(self, browser) -> list[dict]:
-        """The session cookies of a browser that logged in with the token (as a user's first visit does)."""
-        context = browser.new_context()
-        try:
-            context.new_page().goto(f"{self.base}/login?token={self.token}", wait_until="load", timeout=60_000)
-            return context.cookies()
-        finally:
-            context.close()
-
-    def wait_until_up(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                break
-            try:
-                request = urllib.request.Request(self.url("/formgrader/api/status"),
-                                                 headers={"Authorization": f"token {self.token}"})
-                with urllib.request.urlopen(request, timeout=5) as answer:
-                    if answer.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.5)
-        self.log.seek(0)
-        raise AssertionError(f"the Jupyter server did not start; its log:\n{self.log.read()[-4000:]}")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
+    (A token in a page's URL authorises that page, not the API calls its scripts make.)
+    """
+    context = browser.new_context()
+    try:
+        context.new_page().goto(f"{server.origin}/login?token={server.token}", wait_until="load", timeout=60_000)
+        return context.cookies()
+    finally:
+        context.close()
 
 
 @pytest.fixture(scope="module")
 def formgrader(graded_class, tmp_path_factory, browser):
-    # A copy, so that manual grading here does not change the course the report tests read.
+    """(server, course, login cookies) on a copy of the graded class: manual grading here changes only the copy."""
     root = tmp_path_factory.mktemp("formgrader") / "course"
     shutil.copytree(graded_class.course.root, root)
-    course = type(graded_class.course)(root)
-    server = Formgrader(course, root.parent)
-    try:
-        server.wait_until_up()
-        server.cookies = server.login(browser)
-        yield server, course
-    finally:
-        server.stop()
+    course = Course(root)
+    with FormgraderServer(course, root.parent / "jupyter-server.log") as server:
+        yield server, course, login_cookies(server, browser)
 
 
 def _rows_when_filled(selector: str, count: int) -> str:
@@ -140,11 +76,11 @@ def _fraction(text: str) -> tuple[float, float]:
 
 
 def test_manage_submissions_view_shows_every_student_with_the_gradebook_score(formgrader, browser, browser_artefacts):
-    server, course = formgrader
+    server, course, cookies = formgrader
     expected = _gradebook_scores(course)
-    seen = open_page(browser, server.url(f"/formgrader/manage_submissions/{ASSIGNMENT}"),
+    seen = open_page(browser, f"{server.origin}/formgrader/manage_submissions/{ASSIGNMENT}",
                      browser_artefacts / "formgrader-manage-submissions.png",
-                     cookies=server.cookies, marks_script=_rows_when_filled("table tbody tr", len(expected)))
+                     cookies=cookies, marks_script=_rows_when_filled("table tbody tr", len(expected)))
     assert seen.console_errors == []
     shown = {row[1]: _fraction(row[4]) for row in seen.marks}
     assert shown.keys() == expected.keys() and UNGRADABLE_STUDENT in shown
@@ -158,37 +94,37 @@ def test_gradebook_notebook_view_shows_the_same_scores(formgrader, browser, brow
     The ungradable hand-in has none (its file was not a notebook), so it is listed only in the
     manage-submissions view, with its 0.
     """
-    server, course = formgrader
+    server, course, cookies = formgrader
     expected = sorted(v for s, v in _gradebook_scores(course).items() if s != UNGRADABLE_STUDENT)
-    seen = open_page(browser, server.url(f"/formgrader/gradebook/{ASSIGNMENT}/{NOTEBOOK}"),
+    seen = open_page(browser, f"{server.origin}/formgrader/gradebook/{ASSIGNMENT}/{NOTEBOOK}",
                      browser_artefacts / "formgrader-gradebook-notebook.png",
-                     cookies=server.cookies, marks_script=_rows_when_filled("table tbody tr", len(expected)))
+                     cookies=cookies, marks_script=_rows_when_filled("table tbody tr", len(expected)))
     assert seen.console_errors == []
     shown = sorted(_fraction(row[2]) for row in seen.marks)
     assert len(shown) == len(expected)
     assert all(got == pytest.approx(want, abs=0.006) for got, want in zip(shown, expected))
 
 
-def _submission_page(server, course, browser, student):
+def _submission_page(server, cookies, course, browser, student):
     with Gradebook(course.db_url) as gb:
         notebook = gb.find_submission_notebook(NOTEBOOK, ASSIGNMENT, student)
         auto_scores = {g.name: float(g.auto_score) for g in notebook.grades}
         notebook_id = notebook.id
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_cookies(server.cookies)
+    context.add_cookies(cookies)
     page = context.new_page()
     page.set_default_timeout(60_000)
     errors = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.url(f"/formgrader/submissions/{notebook_id}/"), wait_until="load")
+    page.goto(f"{server.origin}/formgrader/submissions/{notebook_id}/", wait_until="load")
     page.wait_for_function("Array.from(document.querySelectorAll('input.score')).every(i => i.placeholder !== '')")
     return context, page, errors, auto_scores
 
 
 def test_submission_view_shows_each_cell_score_from_the_gradebook(formgrader, browser, browser_artefacts):
-    server, course = formgrader
-    context, page, errors, auto_scores = _submission_page(server, course, browser, LATE_STUDENT)
+    server, course, cookies = formgrader
+    context, page, errors, auto_scores = _submission_page(server, cookies, course, browser, LATE_STUDENT)
     try:
         shown = dict(page.eval_on_selector_all("input.score", "els => els.map(e => [e.id, e.placeholder])"))
         page.screenshot(path=str(browser_artefacts / "formgrader-submission.png"))
@@ -199,8 +135,8 @@ def test_submission_view_shows_each_cell_score_from_the_gradebook(formgrader, br
 
 
 def test_a_manual_score_typed_into_the_submission_view_reaches_the_gradebook(formgrader, browser):
-    server, course = formgrader
-    context, page, errors, auto_scores = _submission_page(server, course, browser, LATE_STUDENT)
+    server, course, cookies = formgrader
+    context, page, errors, auto_scores = _submission_page(server, cookies, course, browser, LATE_STUDENT)
     before = _gradebook_scores(course)[LATE_STUDENT][0]
     try:
         with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT") as put:
