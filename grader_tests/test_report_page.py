@@ -97,3 +97,11 @@ def test_csv_defuses_cells_a_spreadsheet_would_run_as_formulas(tmp_path):
     text = path.read_text(encoding="utf-8")
     assert "\n02_softmax,ungradable,'=cmd|' /C calc'!A0," in text
     assert not re.search(r"^[^,]*,[^,]*,=", text, flags=re.M)
+
+
+def test_an_assignment_without_submissions_still_gives_a_page_with_every_figure():
+    from grader.reporting.analysis import summarize as summarize_report
+
+    soup = BeautifulSoup(render_page([summarize_report(ClassReport("02_softmax", []))]), "html.parser")
+    assert len(soup.select("img[data-figure]")) == 4
+    assert soup.select_one('[data-stat="students"]').get_text() == "0"
