@@ -2,11 +2,13 @@
 
     grader release [ASSIGNMENT ...]          regenerate release/ from source/ (nbgrader generate_assignment)
     grader autograde ASSIGNMENT [--workers N] grade every submission of a course folder in parallel
+    grader autograde ASSIGNMENT --scheduler ADDRESS   ... on a Dask distributed cluster
     grader feedback ASSIGNMENT               feedback pages (nbgrader generate_feedback)
     grader report ASSIGNMENT | --all         class report: terminal tables, an HTML page and its CSV
     grader export --canvas FILE --roster R   grades as a CSV for Canvas's gradebook import
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
+    grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
 """
 from __future__ import annotations
 
@@ -46,7 +48,15 @@ def cmd_autograde(args) -> int:
     from grader.report import build_report, render
 
     course = _course(args)
-    outcomes = grade_class(course, args.assignment, workers=args.workers)
+    if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.distributed)
+        from grader.distributed import ClusterSetupError, grade_on_dask
+
+        try:
+            outcomes = grade_on_dask(course, args.assignment, None, args.scheduler)
+        except ClusterSetupError as exc:
+            raise SystemExit(f"error: {exc}") from None
+    else:
+        outcomes = grade_class(course, args.assignment, workers=args.workers)
     console = Console()
     for outcome in outcomes:
         if not outcome.graded:
@@ -122,6 +132,21 @@ def cmd_doctor(args) -> int:
     return doctor.main(["--config", args.config] if args.config else [])
 
 
+# ---- check-pages: pages that would run a submission's script (grader.pages) ----
+def cmd_check_pages(args) -> int:
+    from grader.pages.check import check_pages
+
+    return check_pages(_course(args).root)
+
+
+def add_check_pages_parser(sub) -> None:
+    p = sub.add_parser("check-pages", help="report feedback pages and autograded notebooks that hold active "
+                                           "content (script, event handlers, remote resources)")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.set_defaults(func=cmd_check_pages)
+# ---- end check-pages ----
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grader", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -137,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--course", default=".", help="course folder (default: the current folder)")
         if name == "autograde":
             p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
+            p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                           help="grade on the Dask distributed cluster of this scheduler (tcp://host:8786); "
+                                "the course folder must be shared with every worker at the same path")
         p.set_defaults(func=func)
 
     p = sub.add_parser("report", help="class report: terminal tables, an HTML page and a CSV of its tables")
@@ -165,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("doctor", help="report which sandbox protections are active on this machine")
     p.add_argument("--config", default=None, help="nbgrader_config.py to probe (default: ./nbgrader_config.py)")
     p.set_defaults(func=cmd_doctor)
+
+    add_check_pages_parser(sub)
     return parser
 
 

@@ -21,6 +21,7 @@ import nbformat
 
 from grader import nbgrader_runner
 from grader.course import Course, enable_concurrent_writers
+from grader.feedback import write_ungradable_page
 from grader.reporting.timings import record_grading_time
 from grader.ungradable import clear_ungradable, record_ungradable
 
@@ -50,6 +51,7 @@ def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome
             reason = f"{type(exc).__name__}: {exc}"
     if reason is not None:
         record_ungradable(course, assignment, student, reason)
+        write_ungradable_page(course, student, assignment, reason)
     return record_grading_time(course, GradingOutcome(student, assignment, reason is None, reason,
                                                       time.perf_counter() - started))
 
