@@ -4,7 +4,8 @@
     grader autograde ASSIGNMENT [--workers N] grade every submission of a course folder in parallel
     grader autograde ASSIGNMENT --scheduler ADDRESS   ... on a Dask distributed cluster
     grader feedback ASSIGNMENT               feedback pages (nbgrader generate_feedback)
-    grader report ASSIGNMENT                 class report: scores, pass rates, misconceptions
+    grader report ASSIGNMENT | --all         class report: terminal tables, an HTML page and its CSV
+    grader export --canvas FILE --roster R   grades as a CSV for Canvas's gradebook import
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
@@ -77,8 +78,46 @@ def cmd_feedback(args) -> int:
 
 def cmd_report(args) -> int:
     from grader.report import build_report, render
+    from grader.reporting import write_report
 
-    render(build_report(_course(args), args.assignment))
+    if bool(args.assignment) == bool(args.all):
+        raise SystemExit("error: name one ASSIGNMENT or pass --all")
+    course = _course(args)
+    assignments = list(ASSIGNMENTS) if args.all else [args.assignment]
+    assignments = [a for a in assignments if course.students(a) or not args.all]
+    if not assignments:
+        raise SystemExit(f"error: no submissions in {course.root / 'submitted'}; grade a class first")
+    console = Console()
+    for assignment in assignments:
+        render(build_report(course, assignment), console)
+    page, table = write_report(course, assignments, Path(args.output) if args.output else None)
+    console.print(f"\nclass report: {page}\ntables (CSV): {table}", soft_wrap=True, highlight=False)
+    return 0
+
+
+def cmd_export(args) -> int:
+    from grader.reporting.canvas import RosterError, export_canvas
+
+    course = _course(args)
+    canvas_ids = {}
+    for pair in args.assignment_id:
+        name, sep, canvas_id = pair.partition("=")
+        if not sep or not name.strip() or not canvas_id.strip().isdigit():
+            raise SystemExit(f"error: --assignment-id {pair!r} must look like 02_softmax=12345 (a Canvas assignment id)")
+        canvas_ids[name.strip()] = canvas_id.strip()
+    try:
+        result = export_canvas(course.db_url, Path(args.roster), Path(args.canvas), canvas_ids)
+    except RosterError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"Canvas import file: {result.path} ({result.students} students x {len(result.assignments)} assignments)")
+    if result.not_in_gradebook:
+        print(f"warning: {len(result.not_in_gradebook)} roster student(s) have no gradebook entry and get 0 "
+              f"for every assignment: {', '.join(result.not_in_gradebook)}", file=sys.stderr)
+    if result.not_in_roster:
+        print(f"error: {len(result.not_in_roster)} gradebook student(s) are not in the roster {args.roster}, "
+              f"so their grades are NOT in {result.path}: {', '.join(result.not_in_roster)}; add them to the roster "
+              "(or give an nbgrader_id column) and export again", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -118,8 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_release)
 
     for name, func, text in (("autograde", cmd_autograde, "grade every submission in parallel"),
-                             ("feedback", cmd_feedback, "generate feedback pages"),
-                             ("report", cmd_report, "print the class report")):
+                             ("feedback", cmd_feedback, "generate feedback pages")):
         p = sub.add_parser(name, help=text)
         p.add_argument("assignment", choices=list(ASSIGNMENTS))
         p.add_argument("--course", default=".", help="course folder (default: the current folder)")
@@ -129,6 +167,24 @@ def build_parser() -> argparse.ArgumentParser:
                            help="grade on the Dask distributed cluster of this scheduler (tcp://host:8786); "
                                 "the course folder must be shared with every worker at the same path")
         p.set_defaults(func=func)
+
+    p = sub.add_parser("report", help="class report: terminal tables, an HTML page and a CSV of its tables")
+    p.add_argument("assignment", nargs="?", choices=list(ASSIGNMENTS), help="the assignment to report on")
+    p.add_argument("--all", action="store_true", help="one page for every assignment with submissions")
+    p.add_argument("--output", default=None, metavar="PAGE.html",
+                   help="where to write the page (default: reports/<ASSIGNMENT>.html or reports/class-report.html)")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("export", help="grades as a CSV that Canvas's gradebook import accepts")
+    p.add_argument("--canvas", required=True, metavar="FILE", help="the Canvas import CSV to write")
+    p.add_argument("--roster", required=True, metavar="ROSTER.csv",
+                   help="columns Student, ID, SIS User ID, SIS Login ID, Section (e.g. Canvas's own gradebook "
+                        "export); the nbgrader id is the nbgrader_id column if present, else SIS Login ID")
+    p.add_argument("--assignment-id", action="append", default=[], metavar="ASSIGNMENT=CANVAS_ID",
+                   help="update this existing Canvas assignment (repeatable); without it Canvas creates a new one")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("demo", help="run the whole job end to end on a simulated class")
     p.add_argument("--dir", default=None, help="course folder to create (default: a temporary one)")

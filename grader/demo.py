@@ -4,7 +4,8 @@
 2. lay out a course folder, release all four assignments with ``nbgrader generate_assignment``;
 3. hand in a simulated class (``grader.simulated_class``);
 4. grade every assignment in parallel, write feedback pages and ``grades.csv`` (``nbgrader export``);
-5. print the per-student summary and class report of each assignment.
+5. print the per-student summary and class report of each assignment, and write the class report
+   page (HTML, with a CSV of its tables) for the whole class.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from grader.course import ASSIGNMENTS, create_course
 from grader.parallel import grade_class
 from grader.release import generate_release
 from grader.report import build_report, render
+from grader.reporting import write_report
 from grader.simulated_class import simulated_class
 from grader.submissions import write_submission
 
@@ -72,5 +74,8 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     console.rule("5. Class reports")
     for assignment in ASSIGNMENTS:
         render(build_report(course, assignment), console)
-    console.print(f"\ngrades: {course.root / 'grades.csv'}\nfeedback pages: {course.root / 'feedback'}")
+    page, table = write_report(course, list(ASSIGNMENTS))
+    console.print(f"\ngrades: {course.root / 'grades.csv'}\nfeedback pages: {course.root / 'feedback'}"
+                  f"\nclass report tables: {table}", soft_wrap=True, highlight=False)
+    console.print(f"class report (open in a browser): {page}", soft_wrap=True, highlight=False)
     return 0

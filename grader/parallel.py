@@ -23,6 +23,7 @@ from grader import nbgrader_runner
 from grader.course import Course, enable_concurrent_writers
 from grader.feedback import write_ungradable_page
 from grader.sandbox.submitted_links import quarantine_folder, quarantine_submission
+from grader.reporting.timings import record_grading_time
 from grader.ungradable import clear_ungradable, record_ungradable
 
 
@@ -57,7 +58,8 @@ def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome
     if reason is not None:
         record_ungradable(course, assignment, student, reason)
         write_ungradable_page(course, student, assignment, reason)
-    return GradingOutcome(student, assignment, reason is None, reason, time.perf_counter() - started)
+    return record_grading_time(course, GradingOutcome(student, assignment, reason is None, reason,
+                                                      time.perf_counter() - started))
 
 
 def unreadable_reason(path: Path) -> str | None:

@@ -9,14 +9,17 @@ in its working folder (``autograded/<student>/<assignment>/``) never counts as a
 """
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from nbgrader.api import Gradebook
+from nbgrader.utils import parse_utc
 
 from grader.course import Course
 
 REASON_DIR = "ungradable"
 MAX_REASON_CHARS = 2000  # a reason is a sentence or two; nothing longer is stored or read
+MAX_TIMESTAMP_CHARS = 100  # a timestamp is one short line; the rest of a longer file is not read
 
 
 def reason_path(course: Course, assignment: str, student: str) -> Path:
@@ -30,7 +33,9 @@ def record_ungradable(course: Course, assignment: str, student: str, reason: str
     """Score every graded cell of ``student``'s ``assignment`` 0 and record ``reason``."""
     with Gradebook(course.db_url) as gb:
         gb.update_or_create_student(student)
-        submission = gb.update_or_create_submission(assignment, student)
+        # The submission's own timestamp also makes a late hand-in show as late (and formgrader count it).
+        submission = gb.update_or_create_submission(assignment, student,
+                                                    timestamp=submitted_timestamp(course, assignment, student))
         for notebook in submission.notebooks:
             for grade in notebook.grades:
                 grade.auto_score = 0
@@ -40,6 +45,19 @@ def record_ungradable(course: Course, assignment: str, student: str, reason: str
     path = reason_path(course, assignment, student)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(reason.strip()[:MAX_REASON_CHARS] + "\n", encoding="utf-8")
+    # nbgrader's formgrader lists a submission as graded (with its 0) only when its autograded folder
+    # exists and the gradebook timestamp equals the submitted one; otherwise "needs autograding".
+    (course.root / "autograded" / student / assignment).mkdir(parents=True, exist_ok=True)
+
+
+def submitted_timestamp(course: Course, assignment: str, student: str) -> datetime | None:
+    """The UTC time in ``submitted/<student>/<assignment>/timestamp.txt``, or None when absent or unreadable."""
+    path = course.root / "submitted" / student / assignment / "timestamp.txt"
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return parse_utc(handle.read(MAX_TIMESTAMP_CHARS).strip())
+    except (OSError, ValueError):
+        return None
 
 
 def ungradable_reason(course: Course, assignment: str, student: str) -> str | None:

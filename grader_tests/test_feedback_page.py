@@ -6,7 +6,7 @@ import sys
 
 import nbformat
 import pytest
-from browser import browser, browser_artefacts, open_page  # noqa: F401 (session fixtures)
+from browser import open_page  # the browser fixtures come from conftest.py
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from grader.checks.api import CaseVerdict, Misconception, Verdict

@@ -20,7 +20,7 @@ import pytest
 from bs4 import BeautifulSoup
 from nbconvert.exporters import HTMLExporter
 
-from browser import browser, browser_artefacts, open_page  # noqa: F401 (fixtures)
+from browser import open_page  # the browser fixtures come from conftest.py
 from formgrader_server import FormgraderServer
 from grader.course import Course
 from grader.pages import CONTENT_SECURITY_POLICY

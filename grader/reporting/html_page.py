@@ -1,0 +1,100 @@
+"""One self-contained HTML page for the class report of one or more assignments.
+
+The page has no script and loads nothing: styles are inline, figures are SVG data URIs
+(``grader.reporting.figures``), and a Content-Security-Policy meta tag forbids everything else
+(``default-src 'none'; style-src 'unsafe-inline'; img-src data:``), so it opens from a file or an
+e-mail attachment and shows the same offline. Student ids, ungradable reasons, check and
+misconception names and exception messages are student-controlled: the jinja2 environment
+autoescapes every value, and only the figure URIs (built here from base64) are inserted as they are.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from grader.reporting import figures
+from grader.reporting.analysis import AssignmentSummary
+
+CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """An image of the page: its data URI and the alternative text that says what it shows."""
+
+    uri: str
+    alt: str
+
+
+def _environment() -> Environment:
+    env = Environment(loader=PackageLoader("grader.reporting", "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["pct"] = lambda value: "—" if value is None else f"{value:.0f} %"
+    env.filters["points"] = lambda value: f"{value:g}"
+    env.filters["signed"] = lambda value: "n/a" if value is None else f"{value:+.2f}"
+    env.filters["duration"] = _duration
+    return env
+
+
+def _duration(seconds: float) -> str:
+    """'42 s', '3.5 min', '2.0 h', '3.1 days' for a number of seconds."""
+    if seconds < 90:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.1f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def first_problem(checks: dict[str, dict]) -> str:
+    """'check: misconception or stage' of the first check without full marks, or ''."""
+    for name, record in checks.items():
+        if float(record.get("fraction", 0.0)) < 1.0:
+            return f"{name}: {record.get('misconception') or record.get('stage') or 'not passed'}"
+    return ""
+
+
+def assignment_figures(summary: AssignmentSummary) -> dict[str, Figure]:
+    """The four figures of one assignment's section, by role."""
+    name = summary.assignment
+    return {
+        "histogram": Figure(figures.score_histogram(summary.report.histogram(), f"{name}: score distribution"),
+                            f"Histogram of {name} scores: " + ", ".join(
+                                f"{label}: {n}" for label, n in summary.report.histogram())),
+        "pass_rates": Figure(figures.pass_rates([(c.check, c.passed, c.graded) for c in summary.checks]),
+                             f"Share of students with full marks on each check of {name}, hardest first"),
+        "discrimination": Figure(figures.discrimination([(c.check, c.discrimination) for c in summary.checks]),
+                                 f"Item discrimination of each check of {name}"),
+        "grading_times": Figure(figures.grading_times(list(summary.grading_seconds.values())),
+                                f"Histogram of grading seconds per submission of {name}"),
+    }
+
+
+def render_page(summaries: list[AssignmentSummary], course_name: str = "") -> str:
+    """The HTML text of the report page for ``summaries`` (one section per assignment)."""
+    sections = []
+    for summary in summaries:
+        students = []
+        for r in summary.report.students:
+            students.append({"student": r.student, "score": r.score, "max_score": r.max_score,
+                             "percent": r.percent, "status": r.status, "problem": first_problem(r.checks),
+                             "seconds": summary.grading_seconds.get(r.student)})
+        times = sorted(summary.grading_seconds.values())
+        sections.append({"summary": summary, "figures": assignment_figures(summary), "students": students,
+                         "times": {"n": len(times), "total": sum(times),
+                                   "median": times[len(times) // 2] if times else None,
+                                   "max": times[-1] if times else None}})
+    template = _environment().get_template("report.html.j2")
+    return template.render(sections=sections, csp=CONTENT_SECURITY_POLICY, course_name=course_name,
+                           generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def write_page(summaries: list[AssignmentSummary], path: Path, course_name: str = "") -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_page(summaries, course_name), encoding="utf-8")
+    return path

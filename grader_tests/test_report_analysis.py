@@ -1,0 +1,110 @@
+"""What the report page adds to the terminal tables: discrimination, lessons, grading times, late rows."""
+from __future__ import annotations
+
+import pytest
+
+from grader.course import Course
+from grader.parallel import GradingOutcome
+from grader.report import ClassReport, StudentResult
+from grader.reporting.analysis import item_discrimination, lesson_of, summarize
+from grader.reporting.timings import grading_times, record_grading_time, timings_path
+
+
+def student(name, score, fractions, status="graded"):
+    """A student with ``score`` of 10 points and the given check -> fraction of points."""
+    return StudentResult(name, score, 10.0, status, {
+        check: {"check": check, "fraction": fraction, "stage": None if fraction == 1 else "inaccurate",
+                "misconception": None} for check, fraction in fractions.items()})
+
+
+# Six graded students, strongest first: the top third is (s1, s2), the bottom third (s5, s6).
+# "hard" is passed by the top third only, "easy" by everyone, "inverted" by the bottom third only,
+# "partial" gives the top third half its points on average and the bottom third none.
+CLASS = ClassReport("02_softmax", [
+    student("s1", 10, {"hard": 1.0, "easy": 1.0, "inverted": 0.0, "partial": 1.0}),
+    student("s2", 9, {"hard": 1.0, "easy": 1.0, "inverted": 0.0, "partial": 0.0}),
+    student("s3", 7, {"hard": 0.0, "easy": 1.0, "inverted": 0.0, "partial": 1.0}),
+    student("s4", 6, {"hard": 0.0, "easy": 1.0, "inverted": 1.0, "partial": 1.0}),
+    student("s5", 3, {"hard": 0.0, "easy": 1.0, "inverted": 1.0, "partial": 0.0}),
+    student("s6", 2, {"hard": 0.0, "easy": 1.0, "inverted": 1.0, "partial": 0.0}),
+    student("zz", 0, {}, status="ungradable: not a notebook"),
+])
+
+
+def test_discrimination_is_one_for_a_check_only_the_top_third_passes():
+    assert item_discrimination(CLASS)["hard"] == 1.0
+
+
+def test_discrimination_is_zero_for_a_check_everyone_passes():
+    assert item_discrimination(CLASS)["easy"] == 0.0
+
+
+def test_discrimination_is_negative_for_a_check_only_the_bottom_third_passes():
+    assert item_discrimination(CLASS)["inverted"] == -1.0
+
+
+def test_discrimination_uses_the_mean_fraction_of_points_in_each_group():
+    assert item_discrimination(CLASS)["partial"] == 0.5
+
+
+def test_discrimination_leaves_ungradable_students_out_of_the_ranking():
+    # Were "zz" (0 points, no verdicts) ranked, the bottom third would be (s6, zz) and "inverted" would be 0.5.
+    assert item_discrimination(CLASS)["inverted"] == -1.0
+
+
+def test_discrimination_is_undefined_with_fewer_than_three_graded_students():
+    small = ClassReport("02_softmax", CLASS.students[:2])
+    assert item_discrimination(small) == {"easy": None, "hard": None, "inverted": None, "partial": None}
+
+
+def test_checks_are_listed_hardest_first():
+    names = [row.check for row in summarize(CLASS).checks]
+    assert names[-1] == "easy" and {names[0], names[1], names[2]} == {"hard", "inverted", "partial"}
+    rates = [row.pass_rate for row in summarize(CLASS).checks]
+    assert rates == sorted(rates)
+
+
+def test_ungradable_students_are_listed_with_their_reason():
+    assert summarize(CLASS).ungradable == [("zz", "not a notebook")]
+
+
+def test_a_misconception_is_re_taught_from_its_own_lesson_section():
+    assert lesson_of("softmax", "no max subtraction") == "L3 §3"
+    assert lesson_of("answer_culprit", "vanishing gradient") == "L3 §4"
+
+
+def test_an_unnamed_problem_falls_back_to_the_check_lesson_and_an_unknown_check_to_nothing():
+    assert lesson_of("softmax", None) == "L3 §3"
+    assert lesson_of("no_such_check", "whatever") == ""
+
+
+def test_grading_times_are_recorded_per_submission_and_the_latest_counts(tmp_path):
+    course = Course(tmp_path)
+    outcome = GradingOutcome("ada", "02_softmax", True, None, 2.5)
+    assert record_grading_time(course, outcome) is outcome
+    record_grading_time(course, GradingOutcome("ben", "02_softmax", False, "bad", 0.25))
+    record_grading_time(course, GradingOutcome("ada", "02_softmax", True, None, 1.75))
+    record_grading_time(course, GradingOutcome("ada", "01_variance", True, None, 9.0))
+    assert grading_times(course, "02_softmax") == {"ada": 1.75, "ben": 0.25}
+
+
+def test_a_damaged_timing_line_costs_only_that_line(tmp_path):
+    course = Course(tmp_path)
+    record_grading_time(course, GradingOutcome("ada", "02_softmax", True, None, 2.0))
+    with open(timings_path(course), "a", encoding="utf-8") as handle:
+        handle.write('{"assignment": "02_softmax", "stud\n[1, 2]\n')
+    record_grading_time(course, GradingOutcome("ben", "02_softmax", True, None, 3.0))
+    assert grading_times(course, "02_softmax") == {"ada": 2.0, "ben": 3.0}
+
+
+def test_reading_grading_times_of_an_ungraded_course_creates_nothing(tmp_path):
+    assert grading_times(Course(tmp_path), "02_softmax") == {}
+    assert not (tmp_path / ".grader").exists()
+
+
+@pytest.mark.parametrize("seconds", [0.0, 12.345])
+def test_timing_file_lives_in_the_private_state_folder(tmp_path, seconds):
+    course = Course(tmp_path)
+    record_grading_time(course, GradingOutcome("ada", "02_softmax", True, None, seconds))
+    assert timings_path(course).parent == course.state_dir
+    assert oct(course.state_dir.stat().st_mode & 0o777) == "0o700"
