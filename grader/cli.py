@@ -6,6 +6,7 @@
     grader report ASSIGNMENT                 class report: scores, pass rates, misconceptions
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
+    grader watch [--once]                    the grading service: collect, grade, release feedback
 """
 from __future__ import annotations
 
@@ -83,6 +84,29 @@ def cmd_doctor(args) -> int:
     return doctor.main(["--config", args.config] if args.config else [])
 
 
+# ---- grader watch: the grading service (grader.service) ----------------------------------------
+
+def cmd_watch(args) -> int:
+    import logging
+
+    from grader.service.watch import serve
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%Y-%m-%dT%H:%M:%S")
+    return serve(_course(args), once=args.once, fix_permissions=args.fix_permissions, workers=args.workers)
+
+
+def add_watch_parser(sub) -> None:
+    p = sub.add_parser("watch", help="grading service: collect submissions from the exchange, grade, "
+                                     "release feedback")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.add_argument("--once", action="store_true", help="handle what is waiting, then exit")
+    p.add_argument("--fix-permissions", action="store_true",
+                   help="close course paths other accounts can read instead of refusing to start")
+    p.add_argument("--workers", type=int, default=None,
+                   help="submissions graded at once (default: c.GradingService.workers)")
+    p.set_defaults(func=cmd_watch)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grader", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -109,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("doctor", help="report which sandbox protections are active on this machine")
     p.add_argument("--config", default=None, help="nbgrader_config.py to probe (default: ./nbgrader_config.py)")
     p.set_defaults(func=cmd_doctor)
+    add_watch_parser(sub)
     return parser
 
 
