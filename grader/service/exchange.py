@@ -104,6 +104,13 @@ class CourseExchange:
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(collected), str(dest))
 
+    def release_assignment(self, assignment: str) -> None:
+        """``nbgrader release_assignment --force``: put ``release/<assignment>`` in the exchange."""
+        releaser = self.factory.ReleaseAssignment(coursedir=self._coursedir(assignment),
+                                                  authenticator=self.authenticator, config=self.config)
+        releaser.force = True
+        releaser.start()
+
     def release_feedback(self, assignment: str, student: str) -> None:
         """Release ``feedback/<student>/<assignment>/`` to the exchange. Raises ExchangeError."""
         releaser = self.factory.ReleaseFeedback(coursedir=self._coursedir(assignment, student),

@@ -117,17 +117,13 @@ def _grade_ids(notebook) -> set[str]:
 
 
 def _other_assignment(course: Course, assignment: str, notebook) -> str | None:
-    """The other assignment whose cells ``notebook`` holds, when it holds none of ``assignment``'s."""
+    """The other assignment whose cells ``notebook`` mostly holds (shared ids such as ``setup``
+    aside), or None when it holds more of ``assignment``'s cells than of any other's."""
     ids = _grade_ids(notebook)
-    if not ids:
-        return None
-    releases = {a: course.release_notebook(a) for a in ASSIGNMENTS}
-    if releases[assignment].exists() and ids & _grade_ids(nbformat.read(releases[assignment], 4)):
-        return None
-    for other, path in releases.items():
-        if other != assignment and path.exists() and ids & _grade_ids(nbformat.read(path, 4)):
-            return other
-    return None
+    shared = {a: len(ids & _grade_ids(nbformat.read(course.release_notebook(a), 4)))
+              for a in ASSIGNMENTS if course.release_notebook(a).exists()}
+    best = max(shared, key=shared.get, default=assignment)
+    return best if best != assignment and shared[best] > shared.get(assignment, 0) else None
 
 
 def _score(course: Course, assignment: str, student: str) -> tuple[float, float]:

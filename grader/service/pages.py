@@ -43,14 +43,21 @@ def render(student: str, assignment: str, timestamp: str, headline: str, detail:
 
 
 def place(course: Course, student: str, assignment: str, archive: Path, page: str) -> Path:
-    """Write ``page`` as the feedback of the archived submission ``archive``; returns its path."""
+    """Write ``page`` as the feedback of the archived submission ``archive``; returns its path.
+
+    nbgrader finds a student's feedback by the names of the notebooks they handed in, so the page
+    is also written under the name of every other notebook in the hand-in (a misnamed notebook
+    still gets the page that says what is wrong with it).
+    """
     folder = course.root / "feedback" / student / assignment
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     for name in (TIMESTAMP_FILE, SECRET_FILE):
         shutil.copy2(archive / name, folder / name)
-    path = folder / f"{notebook_name(assignment)}.html"
-    path.write_text(page, encoding="utf-8")
-    path.chmod(0o644)  # nbgrader's release copies the mode: students read it through the exchange
-    return path
+    names = {notebook_name(assignment)} | {p.stem for p in archive.glob("*.ipynb")}
+    for name in sorted(names):
+        path = folder / f"{name}.html"
+        path.write_text(page, encoding="utf-8")
+        path.chmod(0o644)  # nbgrader's release copies the mode: students read it through the exchange
+    return folder / f"{notebook_name(assignment)}.html"
