@@ -92,6 +92,7 @@ def cmd_watch(args) -> int:
     from grader.service.watch import serve
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%Y-%m-%dT%H:%M:%S")
+    logging.getLogger("traitlets").setLevel(logging.WARNING)  # nbgrader's per-poll exchange chatter
     return serve(_course(args), once=args.once, fix_permissions=args.fix_permissions, workers=args.workers)
 
 

@@ -183,6 +183,23 @@ def print_table(rows: list[Finding], console: Console | None = None) -> None:
     (console or Console()).print(table)
 
 
+def privacy_findings(course_root: str) -> list[Finding]:
+    """Course paths other accounts can reach (``grader.service.privacy``): one row each with the
+    command that closes it, or one "course privacy: active" row when there is none."""
+    from pathlib import Path
+
+    from grader.course import Course
+    from grader.service.privacy import course_problems
+
+    problems = course_problems(Course(Path(course_root).resolve()))
+    if not problems:
+        return [Finding("course privacy", True, f"{course_root}: no course path is readable by "
+                                                "other accounts")]
+    return [Finding(f"course privacy: {p.what}", False,
+                    f"{p.path} has mode {p.mode:04o}; run `{p.command}` (or grader watch "
+                    "--fix-permissions)") for p in problems]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``grader doctor``; returns 0 when every protection is active."""
     parser = argparse.ArgumentParser(
@@ -197,13 +214,16 @@ def main(argv: list[str] | None = None) -> int:
     if config_file is None and os.path.isfile("nbgrader_config.py"):
         config_file = "nbgrader_config.py"
     policy = load_policy(config_file)
+    privacy = privacy_findings(os.path.dirname(os.path.abspath(config_file))) if config_file else []
     try:
         findings, run, leftovers = attack(policy)
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
         Console(stderr=True).print(f"[red]grader doctor: the sandbox could not run at all:[/] "
                                    f"{exc}")
+        if privacy:
+            print_table(privacy)
         return 1
-    rows = assess(findings, run, leftovers, policy)
+    rows = assess(findings, run, leftovers, policy) + privacy
     print_table(rows)
     return 0 if all(finding.active for finding in rows) else 1
 

@@ -3,9 +3,9 @@
 A course folder cloned with the usual umask (022) is readable by every account on the machine:
 model answers in ``source/``, the gradebook, every student's graded work. The grading service
 must not run like that, because its students have accounts on the same machine. A path is a
-problem when its mode grants anything to group or others (``mode & 0o077``); closing the course
-root alone makes everything below unreachable, and the listed sub-paths are closed too in case
-the root is opened again later.
+problem when its mode grants anything to group or others (``mode & 0o077``) and every folder
+above it lets them through (search permission), up to the root of the file system; so a course
+root of mode 0700 hides everything inside it, whatever the inner modes.
 
 nbgrader's default exchange makes its root world-writable (0777) without the sticky bit, and the
 course's ``inbound/`` (0733) too: any student could rename another course's folder, or delete a
@@ -54,12 +54,17 @@ def private_paths(course: Course) -> list[tuple[Path, str]]:
     return [(p, what) for p, what in paths if os.path.lexists(p)]
 
 
+def _reachable(path: Path) -> bool:
+    """Whether group or other accounts can search every folder above ``path``."""
+    return all(_mode(parent) & 0o011 for parent in Path(os.path.abspath(path)).parents)
+
+
 def course_problems(course: Course) -> list[Problem]:
-    """Every private path of ``course`` that grants group or other accounts any access."""
+    """Every private path of ``course`` that group or other accounts can reach and open."""
     problems = []
     for path, what in private_paths(course):
         mode = _mode(path)
-        if mode & 0o077 and not path.is_symlink():
+        if mode & 0o077 and not path.is_symlink() and _reachable(path):
             problems.append(Problem(path, mode, what, f"chmod go-rwx {path}"))
     return problems
 

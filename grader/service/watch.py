@@ -19,7 +19,9 @@ an interrupted submission again and release what was graded but not yet released
 from __future__ import annotations
 
 import concurrent.futures as cf
+import fcntl
 import logging
+import os
 import multiprocessing
 import re
 import shutil
@@ -34,7 +36,7 @@ from nbgrader.exchange import ExchangeError
 from grader.course import Course, enable_concurrent_writers
 from grader.service import pages
 from grader.service.exchange import CourseExchange, InboundSubmission
-from grader.service.grading import FEEDBACK, HANDIN, Limits, grade_archived
+from grader.service.grading import FEEDBACK, HANDIN, Limits, die_with_parent, grade_archived
 from grader.service.journal import (GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal,
                                     Row)
 from grader.service.policy import GradingService as Policy, load_policy
@@ -55,12 +57,35 @@ class PrivacyError(RuntimeError):
                          + "\n(or start it with --fix-permissions to apply those commands)")
 
 
+class AlreadyServing(RuntimeError):
+    """Another ``grader watch`` holds this course's lock."""
+
+
 def _epoch(moment: datetime) -> float:
     return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
 
 
+def privacy_problems(course: Course) -> list[Problem]:
+    """Course paths and exchange folders other accounts can reach (grader.service.privacy)."""
+    exchange = CourseExchange(course)
+    root = Path(exchange.config.Exchange.get("root", "/usr/local/share/nbgrader/exchange"))
+    return course_problems(course) + exchange_problems(root, exchange.course_id)
+
+
+def ensure_private(course: Course, fix_permissions: bool) -> None:
+    """Raise PrivacyError naming each reachable path, or close them when asked to."""
+    problems = privacy_problems(course)
+    if problems and fix_permissions:
+        for problem in problems:
+            log.warning("closing %s", problem)
+        fix(problems)
+        problems = privacy_problems(course)
+    if problems:
+        raise PrivacyError(problems)
+
+
 class GradingService:
-    """The grading service of one course folder."""
+    """The grading service of one course folder (check :func:`ensure_private` first)."""
 
     def __init__(self, course: Course, policy: Policy | None = None, workers: int | None = None,
                  clock=time.time):
@@ -76,23 +101,6 @@ class GradingService:
         self._pool: cf.ProcessPoolExecutor | None = None
         self._inflight: dict[cf.Future, Row] = {}
 
-    # ---- privacy -------------------------------------------------------------------------------
-
-    def privacy_problems(self) -> list[Problem]:
-        root = Path(self.exchange.config.Exchange.get("root", "/usr/local/share/nbgrader/exchange"))
-        return course_problems(self.course) + exchange_problems(root, self.exchange.course_id)
-
-    def ensure_private(self, fix_permissions: bool) -> None:
-        """Raise PrivacyError naming each reachable path, or close them when asked to."""
-        problems = self.privacy_problems()
-        if problems and fix_permissions:
-            for problem in problems:
-                log.warning("closing %s", problem)
-            fix(problems)
-            problems = self.privacy_problems()
-        if problems:
-            raise PrivacyError(problems)
-
     # ---- the loop ------------------------------------------------------------------------------
 
     def stop(self, *_signal_args) -> None:
@@ -101,14 +109,38 @@ class GradingService:
 
     def run(self, once: bool = False) -> None:
         """Serve until stopped (or, with ``once``, until nothing is left to grade now)."""
+        lock = self._lock()
+        try:
+            self._serve(once)
+        finally:
+            os.close(lock)
+
+    def _lock(self) -> int:
+        """Hold ``.grader/service.lock`` while serving: one service per course folder."""
+        path = self.course.state_dir / "service.lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise AlreadyServing(f"another grader watch is already serving {self.course.root} "
+                               f"(it holds {path}); stop it first") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        return fd
+
+    def _new_pool(self) -> cf.ProcessPoolExecutor:
+        return cf.ProcessPoolExecutor(max_workers=self.workers, initializer=die_with_parent,
+                                      mp_context=multiprocessing.get_context("spawn"))
+
+    def _serve(self, once: bool) -> None:
         if self.course.gradebook.exists():
             enable_concurrent_writers(self.course)
         for row in self.journal.recover():
             log.info("%s %s: grading was interrupted; grading it again", row.student, row.assignment)
         for row in self.journal.in_state(GRADED):  # graded before a crash, not yet released
             self._deliver(row)
-        context = multiprocessing.get_context("spawn")
-        self._pool = cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+        self._pool = self._new_pool()
         try:
             while not self._stopping:
                 self.collect_new()
@@ -312,23 +344,25 @@ class GradingService:
                 self._inflight.pop(future)
                 self.journal.update(row.id, state=RECEIVED, started_at=None)
             self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = cf.ProcessPoolExecutor(max_workers=self.workers,
-                                                mp_context=multiprocessing.get_context("spawn"))
+            self._pool = self._new_pool()
 
 
 def serve(course: Course, once: bool = False, fix_permissions: bool = False,
           workers: int | None = None) -> int:
     """The ``grader watch`` command: check privacy, then run until done or SIGTERM; exit status."""
-    service = GradingService(course, workers=workers)
     try:
-        service.ensure_private(fix_permissions)
+        ensure_private(course, fix_permissions)
     except PrivacyError as exc:
         log.error("%s", exc)
         return 2
+    service = GradingService(course, workers=workers)
     previous = signal.signal(signal.SIGTERM, service.stop)
     log.info("watching the exchange of %s (%s)", course.root, "once" if once else "until SIGTERM")
     try:
         service.run(once=once)
+    except AlreadyServing as exc:
+        log.error("%s", exc)
+        return 2
     finally:
         signal.signal(signal.SIGTERM, previous)
         service.journal.close()
