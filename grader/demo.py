@@ -4,7 +4,8 @@
 2. lay out a course folder, release all four assignments with ``nbgrader generate_assignment``;
 3. hand in a simulated class (``grader.simulated_class``);
 4. grade every assignment in parallel, write feedback pages and ``grades.csv`` (``nbgrader export``);
-5. print the per-student summary and class report of each assignment.
+5. print the per-student summary and class report of each assignment;
+6. a student hands in through nbgrader's exchange and fetches feedback from ``grader watch``.
 """
 from __future__ import annotations
 
@@ -76,4 +77,8 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     for assignment in ASSIGNMENTS:
         render(build_report(course, assignment), console)
     console.print(f"\ngrades: {course.root / 'grades.csv'}\nfeedback pages: {course.root / 'feedback'}")
-    return 0
+
+    console.rule("6. A student hands in through nbgrader's exchange; grader watch gives feedback")
+    from grader.service.demo import show_student_loop
+
+    return show_student_loop(course, console)

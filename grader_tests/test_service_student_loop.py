@@ -72,6 +72,8 @@ def loop(released_course_template, tmp_path_factory):
             validate = student.nbgrader("validate", f"{ASSIGNMENT}/{NOTEBOOK}", check=False)
             outputs[f"validate{index}"] = validate.stdout + validate.stderr
             student.nbgrader("submit", ASSIGNMENT)
+        # The second student also hands in under the first one's name (nbgrader allows --student).
+        students[1].nbgrader("submit", ASSIGNMENT, "--student", students[0].name)
         outputs["watch"] = grader_watch(course, exchange).stderr
         for student in students:
             student.nbgrader("fetch_feedback", ASSIGNMENT)
@@ -90,9 +92,18 @@ def feedback_pages(student) -> list[Path]:
 def test_each_student_fetches_feedback_on_their_own_submission(loop):
     course, _, students, _ = loop
     full, partial = (feedback_pages(s) for s in students)
-    assert len(full) == 1 and len(partial) == 1
+    assert len(full) == 1
     assert "no max subtraction" not in full[0].read_text()
-    assert "no max subtraction" in partial[0].read_text()
+    assert any("no max subtraction" in page.read_text() for page in partial)
+
+
+def test_a_hand_in_under_another_students_name_is_refused_and_told_to_its_author(loop):
+    course, _, (alice, bob), _ = loop
+    rows = Journal(course.state_dir / "service.sqlite").of(alice.name, ASSIGNMENT)
+    assert [row.outcome for row in rows] == ["graded", "refused"]
+    assert f"handed in by the account {bob.name}" in rows[1].problem
+    pages = [page.read_text() for page in feedback_pages(bob)]
+    assert len(pages) == 2 and sum(f"handed in by the account {bob.name}" in p for p in pages) == 1
 
 
 def test_the_gradebook_holds_one_scored_submission_per_student(loop):
@@ -103,7 +114,7 @@ def test_the_gradebook_holds_one_scored_submission_per_student(loop):
         scores = {s.name: gb.find_submission(ASSIGNMENT, s.name).score for s in students}
         max_score = gb.find_assignment(ASSIGNMENT).max_score
         assert len(gb.assignment_submissions(ASSIGNMENT)) == 2
-    assert scores[students[0].name] == max_score
+    assert scores[students[0].name] == max_score  # the refused hand-in under this name is not graded
     assert 0 < scores[students[1].name] < max_score
 
 
@@ -119,8 +130,8 @@ def test_watch_logs_one_line_per_submission_with_score_and_first_problem(loop):
 def test_journal_releases_every_submission(loop):
     course, _, _, _ = loop
     rows = Journal(course.state_dir / "service.sqlite").all()
-    assert [row.state for row in rows] == [RELEASED, RELEASED]
-    assert all(row.gradings == 1 for row in rows)
+    assert [row.state for row in rows] == [RELEASED, RELEASED, RELEASED]
+    assert [row.gradings for row in rows] == [1, 1, 0]
 
 
 def test_validate_runs_the_visible_tests_without_showing_hidden_material(loop):
@@ -150,7 +161,7 @@ def test_a_student_cannot_change_released_feedback(loop):
     _, exchange, (alice, bob), _ = loop
     feedback_dir = next(p for p in exchange.iterdir() if p.is_dir()) / "feedback"
     released = sorted(feedback_dir.glob("*.html"))
-    assert len(released) == 2
+    assert len(released) == 3
     for page in released:
         assert not bob.can("sh", "-c", f"echo forged > {page}")
         assert not bob.can("rm", "-f", str(page))

@@ -14,7 +14,8 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-from dataclasses import dataclass
+import pwd
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -33,11 +34,13 @@ SECRET_FILE = "submission_secret.txt"
 
 @dataclass(frozen=True)
 class InboundSubmission:
-    """One hand-in waiting in the exchange: who, what, and nbgrader's timestamp string."""
+    """One hand-in waiting in the exchange: who, what, nbgrader's timestamp string, and (for a
+    folder exchange) the account that owns the handed-in folder."""
 
     student: str
     assignment: str
     timestamp: str
+    owner: str | None = field(default=None, compare=False)
 
     @property
     def submitted_at(self) -> datetime:
@@ -77,7 +80,7 @@ class CourseExchange:
         for entry in found:
             for info in entry.get("submissions", [entry]):
                 submissions.append(InboundSubmission(info["student_id"], info["assignment_id"],
-                                                     info["timestamp"]))
+                                                     info["timestamp"], _owner(info.get("path"))))
         return sorted(set(submissions), key=lambda s: (s.submitted_at, s.student))
 
     def collect_one(self, submission: InboundSubmission, dest: Path) -> None:
@@ -116,6 +119,30 @@ class CourseExchange:
         releaser = self.factory.ReleaseFeedback(coursedir=self._coursedir(assignment, student),
                                                 authenticator=self.authenticator, config=self.config)
         releaser.start()
+
+
+def _owner(path: str | None) -> str | None:
+    """The account owning ``path`` (a folder exchange's submission), or None when unknown."""
+    if not path or not os.path.exists(path):
+        return None
+    uid = os.stat(path).st_uid
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def impersonation(submission: InboundSubmission) -> str | None:
+    """Why ``submission`` was handed in under someone else's name, or None.
+
+    nbgrader's ``submit --student NAME`` lets any account hand in as NAME, and its collect only
+    warns (``check_owner``). A folder owned by another (non-root) account than the student it
+    names is refused. Exchanges that do not expose an owner (plug-ins) authenticate themselves.
+    """
+    if submission.owner is None or submission.owner in (submission.student, "root"):
+        return None
+    return (f"this hand-in names student {submission.student} but was handed in by the account "
+            f"{submission.owner}; hand in your own work as yourself (nbgrader submit without --student).")
 
 
 def _only(collect_class: type, submission: InboundSubmission) -> type:

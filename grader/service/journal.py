@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     outcome TEXT,                    -- graded | ungradable | superseded | not counted | ...
     problem TEXT,                    -- the first problem, or the reason it was not graded
     gradings INTEGER NOT NULL DEFAULT 0,
+    refusal TEXT,                    -- why it must not be graded at all (e.g. handed in by another account)
     UNIQUE (student, assignment, timestamp)
 );
 """
@@ -61,6 +62,7 @@ class Row:
     outcome: str | None
     problem: str | None
     gradings: int
+    refusal: str | None
 
 
 class Journal:
@@ -90,12 +92,13 @@ class Journal:
             "SELECT 1 FROM submissions WHERE student=? AND assignment=? AND timestamp=?",
             (student, assignment, timestamp)).fetchone())
 
-    def add(self, student: str, assignment: str, timestamp: str, submitted_at: float) -> int | None:
+    def add(self, student: str, assignment: str, timestamp: str, submitted_at: float,
+            refusal: str | None = None) -> int | None:
         """Record a collected submission; None when it was already recorded."""
         cursor = self.db.execute(
             "INSERT OR IGNORE INTO submissions (student, assignment, timestamp, submitted_at, "
-            "collected_at, state) VALUES (?, ?, ?, ?, ?, ?)",
-            (student, assignment, timestamp, submitted_at, time.time(), RECEIVED))
+            "collected_at, state, refusal) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (student, assignment, timestamp, submitted_at, time.time(), RECEIVED, refusal))
         return cursor.lastrowid if cursor.rowcount else None
 
     def in_state(self, *states: str) -> list[Row]:

@@ -35,7 +35,7 @@ from nbgrader.exchange import ExchangeError
 
 from grader.course import Course, enable_concurrent_writers
 from grader.service import pages
-from grader.service.exchange import CourseExchange, InboundSubmission
+from grader.service.exchange import CourseExchange, InboundSubmission, impersonation
 from grader.service.grading import FEEDBACK, HANDIN, Limits, die_with_parent, grade_archived
 from grader.service.journal import (GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal,
                                     Row)
@@ -185,7 +185,7 @@ class GradingService:
                 log.warning("asked for %s, the exchange delivered %s", submission, collected)
                 continue
             if self.journal.add(submission.student, submission.assignment, submission.timestamp,
-                                _epoch(submission.submitted_at)) is not None:
+                                _epoch(submission.submitted_at), impersonation(submission)) is not None:
                 new += 1
         return new
 
@@ -235,6 +235,10 @@ class GradingService:
         return rows[-keep:]
 
     def _decide(self, row: Row) -> None:
+        if row.refusal:
+            self._answer_without_grading(row, "refused", row.refusal,
+                                         "hand in from your own account, under your own name.")
+            return
         now = self.clock()
         due = self.due_date(row.assignment)
         if due is not None and row.submitted_at > due:
