@@ -147,7 +147,8 @@ def test_a_student_cannot_list_the_inbound_or_read_another_students_files(loop):
     _, exchange, (alice, bob), _ = loop
     course_dir = next(p for p in exchange.iterdir() if p.is_dir())
     inbound = course_dir / "inbound"
-    alice_submission = next(inbound.glob(f"{alice.name}+*"))
+    alice_uid = alice.home.stat().st_uid
+    alice_submission = next(p for p in inbound.glob(f"{alice.name}+*") if p.stat().st_uid == alice_uid)
     assert not bob.can("ls", str(inbound))
     assert not bob.can("ls", str(course_dir / "feedback"))
     assert not bob.can("ls", str(alice.home))
