@@ -185,7 +185,8 @@ def print_table(rows: list[Finding], console: Console | None = None) -> None:
 
 def privacy_findings(course_root: str) -> list[Finding]:
     """Course paths other accounts can reach (``grader.service.privacy``): one row each with the
-    command that closes it, or one "course privacy: active" row when there is none."""
+    command that closes it, or one "course privacy: active" row when there is none. ``main``
+    adds them when the config's folder is a course (it has ``source/`` or a gradebook)."""
     from pathlib import Path
 
     from grader.course import Course
@@ -214,7 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     if config_file is None and os.path.isfile("nbgrader_config.py"):
         config_file = "nbgrader_config.py"
     policy = load_policy(config_file)
-    privacy = privacy_findings(os.path.dirname(os.path.abspath(config_file))) if config_file else []
+    course_root = os.path.dirname(os.path.abspath(config_file)) if config_file else None
+    is_course = course_root is not None and any(
+        os.path.exists(os.path.join(course_root, name)) for name in ("source", "gradebook.db"))
+    privacy = privacy_findings(course_root) if is_course else []
     try:
         findings, run, leftovers = attack(policy)
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:

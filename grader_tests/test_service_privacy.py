@@ -93,3 +93,13 @@ def test_world_writable_exchange_folders_get_the_sticky_bit(tmp_path):
     assert root.stat().st_mode & stat.S_ISVTX and inbound.stat().st_mode & stat.S_ISVTX
     assert stat.S_IMODE(inbound.stat().st_mode) & 0o2733 == 0o2733  # nbgrader's bits kept
     assert exchange_problems(root, "course") == []
+
+
+def test_doctor_main_reports_a_readable_course_of_its_config(open_course, monkeypatch, capsys):
+    from grader import doctor
+
+    monkeypatch.setenv("COLUMNS", "250")
+    monkeypatch.setattr(doctor, "attack", lambda policy: (_ for _ in ()).throw(RuntimeError("skipped")))
+    assert doctor.main(["--config", str(open_course.root / "nbgrader_config.py")]) == 1
+    output = capsys.readouterr().out
+    assert "course privacy: source" in output and "chmod go-rwx" in output
