@@ -41,6 +41,7 @@ class InboundSubmission:
     assignment: str
     timestamp: str
     owner: str | None = field(default=None, compare=False)
+    complete: bool = field(default=True, compare=False)
 
     @property
     def submitted_at(self) -> datetime:
@@ -76,11 +77,16 @@ class CourseExchange:
             found = lister.start()
         except ExchangeError:
             return []
+        except AssertionError:
+            # nbgrader's listing trips over a submission whose secret file is still being written
+            # (submit copies, then writes timestamp and secret); the next look will see it whole.
+            return []
         submissions = []
         for entry in found:
             for info in entry.get("submissions", [entry]):
                 submissions.append(InboundSubmission(info["student_id"], info["assignment_id"],
-                                                     info["timestamp"], _owner(info.get("path"))))
+                                                     info["timestamp"], _owner(info.get("path")),
+                                                     _complete(info.get("path"))))
         return sorted(set(submissions), key=lambda s: (s.submitted_at, s.student))
 
     def collect_one(self, submission: InboundSubmission, dest: Path) -> None:
@@ -119,6 +125,14 @@ class CourseExchange:
         releaser = self.factory.ReleaseFeedback(coursedir=self._coursedir(assignment, student),
                                                 authenticator=self.authenticator, config=self.config)
         releaser.start()
+
+
+def _complete(path: str | None) -> bool:
+    """Whether a folder exchange's submission is fully written: ``submit`` writes the secret last."""
+    if not path:
+        return True
+    secret = os.path.join(path, SECRET_FILE)
+    return os.path.isfile(secret) and os.path.getsize(secret) > 0
 
 
 def _owner(path: str | None) -> str | None:

@@ -170,8 +170,9 @@ class GradingService:
         """Collect and record every inbound submission the journal does not know; returns how many."""
         new = 0
         for submission in self.exchange.inbound():
-            if self.journal.knows(submission.student, submission.assignment, submission.timestamp):
-                continue
+            if not submission.complete or self.journal.knows(
+                    submission.student, submission.assignment, submission.timestamp):
+                continue  # an incomplete one (still being written) is collected at the next look
             archive = self.archive_of(submission)
             try:
                 self.exchange.collect_one(submission, archive / HANDIN)
@@ -183,6 +184,10 @@ class GradingService:
             collected = (archive / HANDIN / "timestamp.txt").read_text().strip()
             if collected != submission.timestamp:  # a plug-in exchange delivered a newer one
                 log.warning("asked for %s, the exchange delivered %s", submission, collected)
+                continue
+            secret = archive / HANDIN / "submission_secret.txt"
+            if not (secret.exists() and secret.stat().st_size):
+                log.warning("%s has no submission secret yet; collecting it again later", submission)
                 continue
             if self.journal.add(submission.student, submission.assignment, submission.timestamp,
                                 _epoch(submission.submitted_at), impersonation(submission)) is not None:
