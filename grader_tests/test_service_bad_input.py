@@ -7,6 +7,7 @@ student hands in 100 times within a minute. ``grader watch --once`` (in-process)
 from __future__ import annotations
 
 import logging
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -61,6 +62,7 @@ def handled(released_course_template):
         service.journal.close()
         pages = {name: side.fetch_feedback(ASSIGNMENT) for name, side in sides.items()}
         yield setup, pages
+    shutil.rmtree(top, ignore_errors=True)
 
 
 @pytest.mark.parametrize("student, says", [

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -30,7 +31,8 @@ NOTEBOOK = "softmax.ipynb"
 def setup(released_course_template, monkeypatch):
     top = Path(tempfile.mkdtemp(prefix="sal-durability-"))
     monkeypatch.setenv("GRADER_EXCHANGE_ROOT", str(top / "exchange"))
-    return ServiceCourse(released_course_template, top, (ASSIGNMENT,))
+    yield ServiceCourse(released_course_template, top, (ASSIGNMENT,))
+    shutil.rmtree(top, ignore_errors=True)
 
 
 def start_watch(setup: ServiceCourse, log: Path) -> subprocess.Popen:

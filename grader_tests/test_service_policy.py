@@ -1,6 +1,7 @@
 """Course policy: the hourly limit, feedback held until the due date, late hand-ins."""
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from datetime import datetime, timedelta, timezone
@@ -24,7 +25,8 @@ NOTEBOOK = "softmax.ipynb"
 def setup(released_course_template, monkeypatch):
     top = Path(tempfile.mkdtemp(prefix="sal-policy-"))
     monkeypatch.setenv("GRADER_EXCHANGE_ROOT", str(top / "exchange"))
-    return ServiceCourse(released_course_template, top, (ASSIGNMENT,))
+    yield ServiceCourse(released_course_template, top, (ASSIGNMENT,))
+    shutil.rmtree(top, ignore_errors=True)
 
 
 def set_due_date(setup: ServiceCourse, moment: datetime) -> None:
