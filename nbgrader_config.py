@@ -82,3 +82,21 @@ c.GenerateFeedback.exporter_class = FeedbackExporter
 # Feedback never carries hidden test source (nor, by construction, expected values); FeedbackPage
 # adds the summary of every check at the top and tidies the graded outputs (grader.feedback).
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor, FeedbackPage]
+
+# ---- Grading service (`grader watch`, grader.service) -------------------------------------------
+# Students hand in with nbgrader's exchange; the service collects, grades and releases feedback.
+# Exchange root: nbgrader's default folder unless GRADER_EXCHANGE_ROOT names another one.
+import os  # noqa: E402
+
+c.Exchange.root = os.environ.get("GRADER_EXCHANGE_ROOT", "/usr/local/share/nbgrader/exchange")
+# A submission may be collected once per hand-in; the one that counts is the last before the due
+# date (nbgrader's own rule), a late one only when nothing came in on time.
+c.ExchangeCollect.before_duedate = True
+# Course policy (defaults shown; see grader/service/policy.py):
+c.GradingService.immediate_feedback_default = True   # feedback as soon as graded, before the due date
+c.GradingService.immediate_feedback = {}             # per assignment, e.g. {"04_attention": False}
+c.GradingService.max_graded_per_hour = 6             # per student and assignment; more wait, never dropped
+c.GradingService.max_waiting = 5                     # older waiting hand-ins beyond this are superseded
+c.GradingService.max_notebook_megabytes = 5.0        # larger notebooks are ungradable (told why)
+c.GradingService.max_cells = 2000
+c.GradingService.workers = 2

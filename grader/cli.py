@@ -9,6 +9,7 @@
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
+    grader watch [--once]                    the grading service: collect, grade, release feedback
 """
 from __future__ import annotations
 
@@ -148,6 +149,30 @@ def add_check_pages_parser(sub) -> None:
 # ---- end check-pages ----
 
 
+# ---- grader watch: the grading service (grader.service) ----------------------------------------
+
+def cmd_watch(args) -> int:
+    import logging
+
+    from grader.service.watch import serve
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%Y-%m-%dT%H:%M:%S")
+    logging.getLogger("traitlets").setLevel(logging.WARNING)  # nbgrader's per-poll exchange chatter
+    return serve(_course(args), once=args.once, fix_permissions=args.fix_permissions, workers=args.workers)
+
+
+def add_watch_parser(sub) -> None:
+    p = sub.add_parser("watch", help="grading service: collect submissions from the exchange, grade, "
+                                     "release feedback")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.add_argument("--once", action="store_true", help="handle what is waiting, then exit")
+    p.add_argument("--fix-permissions", action="store_true",
+                   help="close course paths other accounts can read instead of refusing to start")
+    p.add_argument("--workers", type=int, default=None,
+                   help="submissions graded at once (default: c.GradingService.workers)")
+    p.set_defaults(func=cmd_watch)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grader", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -196,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_doctor)
 
     add_check_pages_parser(sub)
+    add_watch_parser(sub)
     return parser
 
 

@@ -4,7 +4,8 @@
 2. lay out a course folder, release all four assignments with ``nbgrader generate_assignment``;
 3. hand in a simulated class (``grader.simulated_class``);
 4. grade every assignment in parallel, write feedback pages and ``grades.csv`` (``nbgrader export``);
-5. print the per-student summary and class report of each assignment, and write the class report
+5. a student hands in through nbgrader's exchange and fetches feedback from ``grader watch``;
+6. print the per-student summary and class report of each assignment, and write the class report
    page (HTML, with a CSV of its tables) for the whole class.
 """
 from __future__ import annotations
@@ -71,7 +72,13 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
         console.print(f"[red]nbgrader export failed[/red]\n{export.stderr}")
         return 1
 
-    console.rule("5. Class reports")
+    console.rule("5. A student hands in through nbgrader's exchange; grader watch gives feedback")
+    from grader.service.demo import show_student_loop
+
+    if show_student_loop(course, console) != 0:
+        return 1
+
+    console.rule("6. Class reports")
     for assignment in ASSIGNMENTS:
         render(build_report(course, assignment), console)
     page, table = write_report(course, list(ASSIGNMENTS))

@@ -303,6 +303,24 @@ def print_table(rows: list[Finding], console: Console | None = None) -> None:
     (console or Console()).print(table)
 
 
+def privacy_findings(course_root: str) -> list[Finding]:
+    """Course paths other accounts can reach (``grader.service.privacy``): one row each with the
+    command that closes it, or one "course privacy: active" row when there is none. ``main``
+    adds them when the config's folder is a course (it has ``source/`` or a gradebook)."""
+    from pathlib import Path
+
+    from grader.course import Course
+    from grader.service.privacy import course_problems
+
+    problems = course_problems(Course(Path(course_root).resolve()))
+    if not problems:
+        return [Finding("course privacy", True, f"{course_root}: no course path is readable by "
+                                                "other accounts")]
+    return [Finding(f"course privacy: {p.what}", False,
+                    f"{p.path} has mode {p.mode:04o}; run `{p.command}` (or grader watch "
+                    "--fix-permissions)") for p in problems]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``grader doctor``; returns 0 when every protection is active."""
     parser = argparse.ArgumentParser(
@@ -317,11 +335,17 @@ def main(argv: list[str] | None = None) -> int:
     if config_file is None and os.path.isfile("nbgrader_config.py"):
         config_file = "nbgrader_config.py"
     policy = load_policy(config_file)
+    course_root = os.path.dirname(os.path.abspath(config_file)) if config_file else None
+    is_course = course_root is not None and any(
+        os.path.exists(os.path.join(course_root, name)) for name in ("source", "gradebook.db"))
+    privacy = privacy_findings(course_root) if is_course else []
     try:
         findings, run, leftovers = attack(policy)
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
         Console(stderr=True).print(f"[red]grader doctor: the sandbox could not run at all:[/] "
                                    f"{exc}")
+        if privacy:
+            print_table(privacy)
         return 1
     rows = assess(findings, run, leftovers, policy)
     try:
@@ -329,6 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(check_leftover_cleanup(policy))
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
         rows.append(Finding("whole-tree limits", False, f"the probe could not run: {exc}"))
+    rows += privacy
     print_table(rows)
     return 0 if all(finding.active for finding in rows) else 1
 

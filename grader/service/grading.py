@@ -1,0 +1,161 @@
+"""Grade one archived submission in a worker process: screen it, grade it, write its feedback.
+
+Runs in a pool process of the service; everything it needs comes from the course folder and the
+archived hand-in, and everything it produces is on disk (gradebook, ``autograded/``,
+``feedback/``, the archive's ``feedback/`` copy) before it returns, so a crash after it returns
+loses nothing and a crash before it is repeated from the start.
+"""
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Gradebook, MissingEntry
+
+from grader import nbgrader_runner
+from grader.course import ASSIGNMENTS, Course, notebook_name
+from grader.parallel import grade_one, unreadable_reason
+from grader.service import pages
+from grader.ungradable import record_ungradable
+from grader.verdicts import verdict_records
+
+HANDIN = "handin"      # archive/<id>/handin: the submission as collected from the exchange
+FEEDBACK = "feedback"  # archive/<id>/feedback: its feedback folder, ready to release
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the service refuses to grade (from the course policy)."""
+
+    max_bytes: int
+    max_cells: int
+
+
+@dataclass
+class Result:
+    """What grading one submission produced; ``problem`` is the first problem or the reason."""
+
+    graded: bool
+    score: float
+    max_score: float
+    problem: str
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def die_with_parent() -> None:
+    """Pool initializer: the kernel kills this worker when the service dies, even by ``kill -9``,
+    so a restarted service never races an orphaned worker over the same submission."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the journal still makes the regrade safe
+        pass
+
+
+def grade_archived(course_root: str, assignment: str, student: str, archive: str,
+                   limits: Limits) -> dict:
+    """Grade the hand-in in ``archive`` as ``student``'s submission; never raises for bad input."""
+    started = time.perf_counter()
+    course = Course(Path(course_root))
+    archive_dir = Path(archive)
+    submitted = course.root / "submitted" / student / assignment
+    if submitted.exists():
+        shutil.rmtree(submitted)
+    shutil.copytree(archive_dir / HANDIN, submitted)
+
+    reason = screen(course, assignment, submitted, limits)
+    if reason is None:
+        outcome = grade_one(str(course.root), assignment, student)
+        reason = outcome.reason
+    else:
+        record_ungradable(course, assignment, student, reason)
+    if reason is None:
+        result = nbgrader_runner.generate_feedback(course, assignment, student)
+        if not (result["success"] and course.feedback_page(student, assignment).exists()):
+            reason = "the feedback page could not be generated; the instructor has been told"
+    score, max_score = _score(course, assignment, student)
+    if reason is not None:
+        pages.place(course, student, assignment, archive_dir / HANDIN, pages.render(
+            student, assignment, (archive_dir / HANDIN / "timestamp.txt").read_text().strip(),
+            "not graded", reason,
+            "fix what the message names, open the notebook in Jupyter to check it, save it and "
+            "hand in again with Submit (or nbgrader submit)."))
+        problem = reason
+    else:
+        problem = first_problem(course, assignment, student)
+    feedback_copy = archive_dir / FEEDBACK
+    if feedback_copy.exists():
+        shutil.rmtree(feedback_copy)
+    shutil.copytree(course.root / "feedback" / student / assignment, feedback_copy)
+    return Result(reason is None, score, max_score, problem, time.perf_counter() - started).as_dict()
+
+
+def screen(course: Course, assignment: str, folder: Path, limits: Limits) -> str | None:
+    """Why the hand-in in ``folder`` must not be graded at all, or None. Cheap checks only."""
+    expected = folder / f"{notebook_name(assignment)}.ipynb"
+    if not expected.exists():
+        others = sorted(p.name for p in folder.glob("*.ipynb"))
+        found = f"; the submission holds {', '.join(others)}" if others else ""
+        return (f"{expected.name} is missing from your submission{found}. Hand in the folder "
+                f"{assignment} fetched with Fetch (nbgrader fetch_assignment), with {expected.name} in it.")
+    size = expected.stat().st_size
+    if size > limits.max_bytes:
+        return (f"{expected.name} is {size / 1e6:.1f} MB, more than the {limits.max_bytes / 1e6:.1f} MB "
+                "this course grades; clear the outputs (Kernel > Restart & Clear Output), save and hand in again.")
+    reason = unreadable_reason(expected)
+    if reason is not None:
+        return reason
+    notebook = nbformat.read(expected, as_version=4)
+    if len(notebook.cells) > limits.max_cells:
+        return (f"{expected.name} has {len(notebook.cells)} cells, more than the {limits.max_cells} "
+                "this course grades; start again from the released notebook.")
+    other = _other_assignment(course, assignment, notebook)
+    if other is not None:
+        return (f"{expected.name} holds the cells of assignment {other}, not {assignment}; "
+                f"put your {assignment} work in {expected.name} and hand in again.")
+    return None
+
+
+def _grade_ids(notebook) -> set[str]:
+    return {cell.metadata.get("nbgrader", {}).get("grade_id") for cell in notebook.cells} - {None}
+
+
+def _other_assignment(course: Course, assignment: str, notebook) -> str | None:
+    """The other assignment whose cells ``notebook`` mostly holds (shared ids such as ``setup``
+    aside), or None when it holds more of ``assignment``'s cells than of any other's."""
+    ids = _grade_ids(notebook)
+    shared = {a: len(ids & _grade_ids(nbformat.read(course.release_notebook(a), 4)))
+              for a in ASSIGNMENTS if course.release_notebook(a).exists()}
+    best = max(shared, key=shared.get, default=assignment)
+    return best if best != assignment and shared[best] > shared.get(assignment, 0) else None
+
+
+def _score(course: Course, assignment: str, student: str) -> tuple[float, float]:
+    with Gradebook(course.db_url) as gb:
+        try:
+            submission = gb.find_submission(assignment, student)
+            return float(submission.score), float(submission.max_score)
+        except MissingEntry:
+            return 0.0, float(gb.find_assignment(assignment).max_score)
+
+
+def first_problem(course: Course, assignment: str, student: str) -> str:
+    """The first failing check and its diagnosis (``softmax: no max subtraction``), or ``—``."""
+    path = course.autograded_notebook(student, assignment)
+    try:
+        notebook = nbformat.read(path, as_version=4)
+    except Exception:
+        return "—"
+    for cell in notebook.cells:
+        for record in verdict_records(cell):
+            if record.get("fraction", 1.0) < 1.0:
+                return f"{record['check']}: {record.get('misconception') or record.get('stage')}"
+    return "—"

@@ -1,0 +1,63 @@
+"""Feedback pages the service writes itself, for a submission that has no graded feedback (yet).
+
+Each page replaces nbgrader's feedback page of one submission: it goes where
+``nbgrader generate_feedback`` would write it (``feedback/<student>/<assignment>/<notebook>.html``,
+beside that submission's ``timestamp.txt`` and ``submission_secret.txt``), so nbgrader's own
+``release_feedback`` / ``fetch_feedback`` deliver it. A later page for the same submission (the
+real feedback once it is graded) overwrites it in the exchange.
+"""
+from __future__ import annotations
+
+import html
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+from grader.course import Course, notebook_name
+from grader.service.exchange import SECRET_FILE, TIMESTAMP_FILE
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>body{{font-family:sans-serif;max-width:46em;margin:2em auto;line-height:1.5}}
+.status{{padding:.8em 1em;border-left:.4em solid {colour};background:#f6f6f6}}</style></head>
+<body><h1>{title}</h1>
+<p>Student <b>{student}</b>, assignment <b>{assignment}</b>, handed in {handed_in}.</p>
+<div class="status"><p><b>{headline}</b></p><p>{detail}</p></div>
+<p>What to do: {todo}</p>
+</body></html>
+"""
+
+
+def utc(epoch_seconds: float) -> str:
+    """``2026-12-01 09:30 UTC``: how pages and log lines name a moment."""
+    return datetime.fromtimestamp(epoch_seconds, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def render(student: str, assignment: str, timestamp: str, headline: str, detail: str, todo: str,
+           waiting: bool = False) -> str:
+    """The HTML of a status page (every value escaped)."""
+    return _PAGE.format(title=html.escape(f"{assignment}: {headline}"), student=html.escape(student),
+                        assignment=html.escape(assignment), handed_in=html.escape(timestamp),
+                        headline=html.escape(headline), detail=html.escape(detail),
+                        todo=html.escape(todo), colour="#d9a400" if waiting else "#c0392b")
+
+
+def place(course: Course, student: str, assignment: str, archive: Path, page: str) -> Path:
+    """Write ``page`` as the feedback of the archived submission ``archive``; returns its path.
+
+    nbgrader finds a student's feedback by the names of the notebooks they handed in, so the page
+    is also written under the name of every other notebook in the hand-in (a misnamed notebook
+    still gets the page that says what is wrong with it).
+    """
+    folder = course.root / "feedback" / student / assignment
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for name in (TIMESTAMP_FILE, SECRET_FILE):
+        shutil.copy2(archive / name, folder / name)
+    names = {notebook_name(assignment)} | {p.stem for p in archive.glob("*.ipynb")}
+    for name in sorted(names):
+        path = folder / f"{name}.html"
+        path.write_text(page, encoding="utf-8")
+        path.chmod(0o644)  # nbgrader's release copies the mode: students read it through the exchange
+    return folder / f"{notebook_name(assignment)}.html"

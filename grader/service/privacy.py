@@ -1,0 +1,91 @@
+"""Who may read the course: find paths other accounts can reach, and close them.
+
+A course folder cloned with the usual umask (022) is readable by every account on the machine:
+model answers in ``source/``, the gradebook, every student's graded work. The grading service
+must not run like that, because its students have accounts on the same machine. A path is a
+problem when its mode grants anything to group or others (``mode & 0o077``) and every folder
+above it lets them through (search permission), up to the root of the file system; so a course
+root of mode 0700 hides everything inside it, whatever the inner modes.
+
+nbgrader's default exchange makes its root world-writable (0777) without the sticky bit, and the
+course's ``inbound/`` (0733) too: any student could rename another course's folder, or delete a
+submission whose name they know. Both get the sticky bit (``chmod +t``), which nbgrader keeps.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.course import REPO_ROOT, Course
+
+COURSE_PATHS = ("source", "gradebook.db", "gradebook.db-wal", "gradebook.db-shm", "autograded",
+                "submitted", "feedback", ".grader", "nbgrader_config.py")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One path other accounts can reach, and the command that closes it."""
+
+    path: Path
+    mode: int
+    what: str
+    command: str
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.what}) has mode {self.mode:04o}: run `{self.command}`"
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def private_paths(course: Course) -> list[tuple[Path, str]]:
+    """(path, what it holds) that only the instructor may read, for ``course``."""
+    from grader.sandbox.policy import package_dirs
+
+    paths = [(course.root, "course folder")]
+    paths += [(course.root / name, name) for name in COURSE_PATHS]
+    paths += [(Path(p), "package only the grading process reads (model answers, checks)")
+              for p in package_dirs()]
+    if course.root.resolve() != REPO_ROOT.resolve():
+        paths.append((REPO_ROOT / "source", "the repository's model answers"))
+    return [(p, what) for p, what in paths if os.path.lexists(p)]
+
+
+def _reachable(path: Path) -> bool:
+    """Whether group or other accounts can search every folder above ``path``."""
+    return all(_mode(parent) & 0o011 for parent in Path(os.path.abspath(path)).parents)
+
+
+def course_problems(course: Course) -> list[Problem]:
+    """Every private path of ``course`` that group or other accounts can reach and open."""
+    problems = []
+    for path, what in private_paths(course):
+        mode = _mode(path)
+        if mode & 0o077 and not path.is_symlink() and _reachable(path):
+            problems.append(Problem(path, mode, what, f"chmod go-rwx {path}"))
+    return problems
+
+
+def exchange_problems(root: Path, course_id: str) -> list[Problem]:
+    """World-writable exchange folders without the sticky bit (root and the course's inbound)."""
+    problems = []
+    for path, what in ((Path(root), "exchange root"), (Path(root) / course_id / "inbound", "inbound")):
+        if path.is_dir():
+            mode = _mode(path)
+            if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
+                problems.append(Problem(path, mode, f"{what}, world-writable without the sticky bit",
+                                        f"chmod +t {path}"))
+    return problems
+
+
+def fix(problems: list[Problem]) -> None:
+    """Apply each problem's command (go-rwx, or +t for the exchange)."""
+    for problem in problems:
+        mode = _mode(problem.path)
+        if problem.command.startswith("chmod +t"):
+            os.chmod(problem.path, mode | stat.S_ISVTX)
+        else:
+            os.chmod(problem.path, mode & ~0o077)

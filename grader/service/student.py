@@ -1,0 +1,56 @@
+"""A student's side of nbgrader's exchange, in-process: fetch, submit, fetch feedback.
+
+What ``nbgrader fetch_assignment`` / ``submit`` / ``fetch_feedback`` do, through the same
+exchange classes (``c.ExchangeFactory``), with a student id given explicitly (as
+``nbgrader submit --student`` does). The demo, the latency benchmark and the bad-input tests hand
+in many submissions quickly with it; the tests with real accounts run the commands themselves.
+"""
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+from nbgrader.auth import Authenticator
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.exchange.exchange_factory import ExchangeFactory
+from traitlets.config import Config
+
+
+class StudentSide:
+    """One student working in ``home`` on the course ``course_id`` of the exchange ``exchange_root``."""
+
+    def __init__(self, student: str, home: Path, course_id: str, exchange_root: Path | str):
+        self.student = student
+        self.home = Path(home)
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.config = Config()
+        self.config.CourseDirectory.course_id = course_id
+        self.config.Exchange.root = str(exchange_root)
+        self.config.Exchange.cache = str(self.home / ".nbgrader_cache")
+        self.config.Exchange.assignment_dir = str(self.home)
+        self.factory = ExchangeFactory(config=self.config)
+
+    def _run(self, make, assignment: str) -> None:
+        coursedir = CourseDirectory(config=self.config)
+        coursedir.assignment_id = assignment
+        coursedir.student_id = self.student
+        make(coursedir=coursedir, authenticator=Authenticator(config=self.config),
+             config=self.config).start()
+
+    def folder(self, assignment: str) -> Path:
+        return self.home / assignment
+
+    def fetch(self, assignment: str) -> Path:
+        """``nbgrader fetch_assignment``; returns the assignment folder."""
+        if not self.folder(assignment).exists():
+            self._run(self.factory.FetchAssignment, assignment)
+        return self.folder(assignment)
+
+    def submit(self, assignment: str) -> None:
+        """``nbgrader submit`` of the assignment folder as it is now."""
+        self._run(self.factory.Submit, assignment)
+
+    def fetch_feedback(self, assignment: str) -> list[Path]:
+        """``nbgrader fetch_feedback``; every feedback page fetched so far, oldest submission first."""
+        self._run(self.factory.FetchFeedback, assignment)
+        return sorted(Path(p) for p in glob.glob(str(self.folder(assignment) / "feedback" / "*" / "*.html")))

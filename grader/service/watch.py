@@ -1,0 +1,379 @@
+"""``grader watch``: collect every new submission from the exchange, grade it, release its feedback.
+
+The loop, every ``poll_seconds``:
+
+1. list the exchange's inbound folder; collect each submission not yet in the journal into the
+   service's private archive (``.grader/submissions/``) and record it (``received``);
+2. release held feedback whose assignment's due date has passed;
+3. for each (student, assignment), take its oldest pending submission (arrival order per student;
+   one at a time per pair, different pairs in parallel) and decide: late after an on-time
+   submission -> not counted; over the hourly limit -> waits, with a page saying until when;
+   otherwise grade it in a worker process (``grader.service.grading``);
+4. when a grading ends, record the result and release the feedback (or hold it until the due date
+   when the course says feedback is not immediate for that assignment). One log line each.
+
+``once=True`` handles what is waiting and returns. SIGTERM (or :meth:`GradingService.stop`) stops
+collecting and lets running gradings finish; the journal makes a restart after ``kill -9`` grade
+an interrupted submission again and release what was graded but not yet released.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import fcntl
+import logging
+import os
+import multiprocessing
+import re
+import shutil
+import signal
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.exchange import ExchangeError
+
+from grader.course import Course, enable_concurrent_writers
+from grader.service import pages
+from grader.service.exchange import CourseExchange, InboundSubmission, impersonation
+from grader.service.grading import FEEDBACK, HANDIN, Limits, die_with_parent, grade_archived
+from grader.service.journal import (GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal,
+                                    Row)
+from grader.service.policy import GradingService as Policy, load_policy
+from grader.service.privacy import Problem, course_problems, exchange_problems, fix
+
+log = logging.getLogger("grader.watch")
+HOUR = 3600.0
+MAX_ATTEMPTS = 3  # gradings of one submission that crashed the worker before it is given up
+
+
+class PrivacyError(RuntimeError):
+    """The course or exchange is readable by other accounts; the message says what to run."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("the grading service will not start while other accounts can reach these "
+                         "paths:\n" + "\n".join(f"  {p}" for p in problems)
+                         + "\n(or start it with --fix-permissions to apply those commands)")
+
+
+class AlreadyServing(RuntimeError):
+    """Another ``grader watch`` holds this course's lock."""
+
+
+def _epoch(moment: datetime) -> float:
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def privacy_problems(course: Course) -> list[Problem]:
+    """Course paths and exchange folders other accounts can reach (grader.service.privacy)."""
+    exchange = CourseExchange(course)
+    root = Path(exchange.config.Exchange.get("root", "/usr/local/share/nbgrader/exchange"))
+    return course_problems(course) + exchange_problems(root, exchange.course_id)
+
+
+def ensure_private(course: Course, fix_permissions: bool) -> None:
+    """Raise PrivacyError naming each reachable path, or close them when asked to."""
+    problems = privacy_problems(course)
+    if problems and fix_permissions:
+        for problem in problems:
+            log.warning("closing %s", problem)
+        fix(problems)
+        problems = privacy_problems(course)
+    if problems:
+        raise PrivacyError(problems)
+
+
+class GradingService:
+    """The grading service of one course folder (check :func:`ensure_private` first)."""
+
+    def __init__(self, course: Course, policy: Policy | None = None, workers: int | None = None,
+                 clock=time.time):
+        self.course = course
+        self.policy = policy or load_policy(course)
+        self.workers = workers or self.policy.workers
+        self.clock = clock
+        self.exchange = CourseExchange(course)
+        self.journal = Journal(course.state_dir / "service.sqlite")
+        self.archive_root = course.state_dir / "submissions"
+        self.limits = Limits(int(self.policy.max_notebook_megabytes * 1e6), self.policy.max_cells)
+        self._stopping = False
+        self._pool: cf.ProcessPoolExecutor | None = None
+        self._inflight: dict[cf.Future, Row] = {}
+
+    # ---- the loop ------------------------------------------------------------------------------
+
+    def stop(self, *_signal_args) -> None:
+        """Stop collecting; running gradings finish and are released before :meth:`run` returns."""
+        self._stopping = True
+
+    def run(self, once: bool = False) -> None:
+        """Serve until stopped (or, with ``once``, until nothing is left to grade now)."""
+        lock = self._lock()
+        try:
+            self._serve(once)
+        finally:
+            os.close(lock)
+
+    def _lock(self) -> int:
+        """Hold ``.grader/service.lock`` while serving: one service per course folder."""
+        path = self.course.state_dir / "service.lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise AlreadyServing(f"another grader watch is already serving {self.course.root} "
+                               f"(it holds {path}); stop it first") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        return fd
+
+    def _new_pool(self) -> cf.ProcessPoolExecutor:
+        return cf.ProcessPoolExecutor(max_workers=self.workers, initializer=die_with_parent,
+                                      mp_context=multiprocessing.get_context("spawn"))
+
+    def _serve(self, once: bool) -> None:
+        if self.course.gradebook.exists():
+            enable_concurrent_writers(self.course)
+        for row in self.journal.recover():
+            log.info("%s %s: grading was interrupted; grading it again", row.student, row.assignment)
+        for row in self.journal.in_state(GRADED):  # graded before a crash, not yet released
+            self._deliver(row)
+        self._pool = self._new_pool()
+        try:
+            while not self._stopping:
+                self.collect_new()
+                self.release_due_feedback()
+                self.schedule()
+                self._wait(self.policy.poll_seconds)
+                if once and not self._inflight and not self._ready_now():
+                    break
+            while self._inflight:  # let running gradings finish and release them
+                self._wait(1.0)
+        finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def _ready_now(self) -> bool:
+        now = self.clock()
+        return any(row.state == RECEIVED or (row.not_before or 0) <= now
+                   for row in self.journal.in_state(RECEIVED, WAITING))
+
+    # ---- 1. collect ----------------------------------------------------------------------------
+
+    def archive_of(self, row: Row | InboundSubmission) -> Path:
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "-", row.timestamp)
+        return self.archive_root / row.student / row.assignment / safe
+
+    def collect_new(self) -> int:
+        """Collect and record every inbound submission the journal does not know; returns how many."""
+        new = 0
+        for submission in self.exchange.inbound():
+            if not submission.complete or self.journal.knows(
+                    submission.student, submission.assignment, submission.timestamp):
+                continue  # an incomplete one (still being written) is collected at the next look
+            archive = self.archive_of(submission)
+            try:
+                self.exchange.collect_one(submission, archive / HANDIN)
+            except (ExchangeError, OSError) as exc:
+                log.error("could not collect %s: %s", submission, exc)
+                continue
+            if not (archive / HANDIN / "timestamp.txt").exists():
+                (archive / HANDIN / "timestamp.txt").write_text(submission.timestamp)
+            collected = (archive / HANDIN / "timestamp.txt").read_text().strip()
+            if collected != submission.timestamp:  # a plug-in exchange delivered a newer one
+                log.warning("asked for %s, the exchange delivered %s", submission, collected)
+                continue
+            secret = archive / HANDIN / "submission_secret.txt"
+            if not (secret.exists() and secret.stat().st_size):
+                log.warning("%s has no submission secret yet; collecting it again later", submission)
+                continue
+            if self.journal.add(submission.student, submission.assignment, submission.timestamp,
+                                _epoch(submission.submitted_at), impersonation(submission)) is not None:
+                new += 1
+        return new
+
+    # ---- 2. held feedback ----------------------------------------------------------------------
+
+    def due_date(self, assignment: str) -> float | None:
+        """The assignment's due date in the gradebook (epoch seconds), or None."""
+        with Gradebook(self.course.db_url) as gb:
+            try:
+                duedate = gb.find_assignment(assignment).duedate
+            except MissingEntry:
+                return None
+        return None if duedate is None else _epoch(duedate)
+
+    def release_due_feedback(self) -> None:
+        busy = {(r.student, r.assignment) for r in self._inflight.values()}
+        for row in self.journal.in_state(HELD):
+            due = self.due_date(row.assignment)
+            if (row.student, row.assignment) not in busy and (due is None or self.clock() >= due):
+                self._release(row, Path(self.archive_of(row)) / FEEDBACK)
+                self.journal.update(row.id, state=RELEASED)
+                log.info("%s %s: held feedback released after the due date", row.student, row.assignment)
+
+    # ---- 3. schedule ---------------------------------------------------------------------------
+
+    def schedule(self) -> None:
+        busy = {(r.student, r.assignment) for r in self._inflight.values()}
+        pending: dict[tuple[str, str], list[Row]] = {}
+        for row in self.journal.in_state(RECEIVED, WAITING):
+            pending.setdefault((row.student, row.assignment), []).append(row)
+        for pair, rows in pending.items():
+            if self._stopping or pair in busy:
+                continue
+            rows.sort(key=lambda r: r.id)
+            rows = self._supersede_flood(rows)
+            self._decide(rows[0])
+
+    def _supersede_flood(self, rows: list[Row]) -> list[Row]:
+        """All but the newest ``max_waiting`` pending rows of one pair are recorded as superseded."""
+        keep = self.policy.max_waiting
+        for row in rows[:-keep]:
+            latest = rows[-1]
+            self._answer_without_grading(row, "superseded", (
+                f"you handed in {len(rows)} times before the earlier ones could be graded; this one "
+                f"was not graded because newer ones are waiting (the latest from {latest.timestamp})."),
+                "wait for the feedback of your latest submission before handing in again.")
+        return rows[-keep:]
+
+    def _decide(self, row: Row) -> None:
+        if row.refusal:
+            self._answer_without_grading(row, "refused", row.refusal,
+                                         "hand in from your own account, under your own name.")
+            return
+        now = self.clock()
+        due = self.due_date(row.assignment)
+        if due is not None and row.submitted_at > due:
+            on_time = [r for r in self.journal.of(row.student, row.assignment)
+                       if r.submitted_at <= due and r.outcome in ("graded", "ungradable")]
+            if on_time:
+                self._answer_without_grading(row, "not counted", (
+                    f"handed in after the due date ({pages.utc(due)}); your submission from "
+                    f"{on_time[-1].timestamp} counts (the last one before the due date)."),
+                    "nothing: your on-time submission is the one that is graded.")
+                return
+        starts = self.journal.graded_since(row.student, row.assignment, now - HOUR)
+        limit = self.policy.max_graded_per_hour
+        if len(starts) >= limit:
+            not_before = starts[len(starts) - limit] + HOUR
+            if row.state != WAITING or row.not_before != not_before:
+                self.journal.update(row.id, state=WAITING, not_before=not_before)
+                self._place_and_release(row, pages.render(
+                    row.student, row.assignment, row.timestamp, "waiting to be graded",
+                    f"this course grades at most {limit} submissions of an assignment per student "
+                    f"per hour; this one will be graded at {pages.utc(not_before)} and its "
+                    "feedback replaces this page then.",
+                    "nothing; fetch feedback again after that time. A newer submission is graded "
+                    "after this one.", waiting=True))
+                log.info("%s %s: waiting until %s (hourly limit %d)", row.student, row.assignment,
+                         pages.utc(not_before), limit)
+            return
+        self.journal.start_grading(row.id)
+        future = self._pool.submit(grade_archived, str(self.course.root), row.assignment, row.student,
+                                   str(self.archive_of(row)), self.limits)
+        self._inflight[future] = self.journal.get(row.id)
+
+    def _answer_without_grading(self, row: Row, outcome: str, detail: str, todo: str) -> None:
+        self._place_and_release(row, pages.render(row.student, row.assignment, row.timestamp,
+                                                  outcome, detail, todo))
+        self.journal.update(row.id, state=RELEASED, outcome=outcome, problem=detail,
+                            finished_at=self.clock())
+        log.info("%s %s %s: %s", row.student, row.assignment, outcome, detail)
+
+    # ---- 4. finish and release ----------------------------------------------------------------
+
+    def _wait(self, seconds: float) -> None:
+        if not self._inflight:
+            time.sleep(seconds)
+            return
+        done, _ = cf.wait(list(self._inflight), timeout=seconds, return_when=cf.FIRST_COMPLETED)
+        for future in done:
+            self._finish(self._inflight.pop(future), future)
+
+    def _finish(self, row: Row, future: cf.Future) -> None:
+        try:
+            result = future.result()
+        except Exception as exc:  # the worker died (killed, out of memory): not the student's fault
+            self._replace_broken_pool()
+            if row.gradings < MAX_ATTEMPTS:
+                log.error("%s %s: grading crashed (%s); trying again", row.student, row.assignment, exc)
+                self.journal.update(row.id, state=RECEIVED, started_at=None)
+                return
+            self._answer_without_grading(row, "ungradable", (
+                f"grading stopped {row.gradings} times without a result ({type(exc).__name__}); "
+                "the instructor has been told."), "ask the instructor; handing in again will not help.")
+            return
+        self.journal.update(row.id, state=GRADED, finished_at=self.clock(), score=result["score"],
+                            max_score=result["max_score"], problem=result["problem"],
+                            outcome="graded" if result["graded"] else "ungradable")
+        row = self.journal.get(row.id)
+        log.info("%s %s %s %g/%g %.1fs first problem: %s", row.student, row.assignment, row.outcome,
+                 result["score"], result["max_score"], result["seconds"], result["problem"])
+        self._deliver(row)
+
+    def _deliver(self, row: Row) -> None:
+        """Release a graded row's feedback, or hold it until the due date."""
+        due = self.due_date(row.assignment)
+        hold = (not self.policy.feedback_is_immediate(row.assignment) and due is not None
+                and row.submitted_at <= due and self.clock() < due)
+        if hold:
+            self._place_and_release(row, pages.render(
+                row.student, row.assignment, row.timestamp, "received and graded",
+                f"feedback for this assignment is released after its due date, {pages.utc(due)}.",
+                "nothing; fetch feedback again after the due date.", waiting=True), archive=False)
+            self.journal.update(row.id, state=HELD)
+            return
+        self._release(row, self.archive_of(row) / FEEDBACK)
+        self.journal.update(row.id, state=RELEASED)
+
+    def _place_and_release(self, row: Row, page: str, archive: bool = True) -> None:
+        archive_dir = self.archive_of(row)
+        pages.place(self.course, row.student, row.assignment, archive_dir / HANDIN, page)
+        if archive:
+            if (archive_dir / FEEDBACK).exists():
+                shutil.rmtree(archive_dir / FEEDBACK)
+            shutil.copytree(self.course.root / "feedback" / row.student / row.assignment,
+                            archive_dir / FEEDBACK)
+        self.exchange.release_feedback(row.assignment, row.student)
+
+    def _release(self, row: Row, feedback: Path) -> None:
+        folder = self.course.root / "feedback" / row.student / row.assignment
+        if folder.exists():
+            shutil.rmtree(folder)
+        shutil.copytree(feedback, folder)
+        self.exchange.release_feedback(row.assignment, row.student)
+
+    def _replace_broken_pool(self) -> None:
+        if self._pool is not None and getattr(self._pool, "_broken", False):
+            alive = {f: r for f, r in self._inflight.items() if not f.done()}
+            for future, row in alive.items():  # their worker pool is gone with the broken one
+                self._inflight.pop(future)
+                self.journal.update(row.id, state=RECEIVED, started_at=None)
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
+
+
+def serve(course: Course, once: bool = False, fix_permissions: bool = False,
+          workers: int | None = None) -> int:
+    """The ``grader watch`` command: check privacy, then run until done or SIGTERM; exit status."""
+    try:
+        ensure_private(course, fix_permissions)
+    except PrivacyError as exc:
+        log.error("%s", exc)
+        return 2
+    service = GradingService(course, workers=workers)
+    previous = signal.signal(signal.SIGTERM, service.stop)
+    log.info("watching the exchange of %s (%s)", course.root, "once" if once else "until SIGTERM")
+    try:
+        service.run(once=once)
+    except AlreadyServing as exc:
+        log.error("%s", exc)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        service.journal.close()
+    log.info("stopped")
+    return 0

@@ -1,0 +1,108 @@
+"""Real Unix student accounts for the grading-service tests (root only).
+
+Each account gets a private home (mode 0700, as JupyterHub's spawners make them) under a shared
+folder every account can traverse, an nbgrader config naming the course and the exchange
+(``grader.service.exchange.student_config``), and runs the environment's ``nbgrader`` as itself
+through ``runuser``.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.service.exchange import student_config
+
+# Students need a Python 3.11 they can execute (this environment's may live in root's home) and
+# this environment's packages (nbgrader, ipykernel, numpy) on PYTHONPATH. A PYTHONPATH entry does
+# not run the editable install's finder, so `grader` and `solutions` are not importable: students
+# get what a JupyterHub user image gives them, nbgrader and the scientific stack.
+SITE_PACKAGES = next(p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix))
+
+
+def _reachable_by_everyone(path: str) -> bool:
+    real = Path(os.path.realpath(path))
+    if not os.stat(real).st_mode & 0o001:
+        return False
+    return all(os.stat(parent).st_mode & 0o001 for parent in real.parents)
+
+
+def student_python() -> str | None:
+    """A python3.11 every account can execute, or None."""
+    for candidate in (sys.executable, shutil.which("python3.11", path="/usr/local/bin:/usr/bin:/bin")):
+        if candidate and _reachable_by_everyone(candidate):
+            return candidate
+    return None
+
+
+def root_skip_reason() -> str | None:
+    """Why real accounts cannot be used here, or None."""
+    if os.geteuid() != 0:
+        return "needs root to create real student accounts with useradd"
+    missing = [tool for tool in ("useradd", "userdel", "runuser") if shutil.which(tool) is None]
+    if missing:
+        return f"needs {', '.join(missing)} (util-linux / passwd)"
+    if student_python() is None:
+        return "needs a python3.11 that unprivileged accounts can execute (e.g. /usr/bin/python3.11)"
+    if not _reachable_by_everyone(SITE_PACKAGES):
+        return f"students cannot read this environment's packages ({SITE_PACKAGES})"
+    return None
+
+
+@dataclass(frozen=True)
+class Student:
+    name: str
+    home: Path
+
+    def run(self, *args: str, input: str | None = None, timeout: float = 300,
+            check: bool = True) -> subprocess.CompletedProcess:
+        """Run ``args`` as this student in their home, with a minimal login-like environment."""
+        env = {"HOME": str(self.home), "USER": self.name, "LOGNAME": self.name, "LANG": "C.UTF-8",
+               "PATH": "/usr/bin:/bin", "PYTHONPATH": SITE_PACKAGES}
+        result = subprocess.run(["runuser", "-u", self.name, "--", "env", "-i",
+                                 *[f"{k}={v}" for k, v in env.items()], *args],
+                                cwd=self.home, input=input, capture_output=True, text=True,
+                                timeout=timeout)
+        if check and result.returncode != 0:
+            raise AssertionError(f"{self.name}: {' '.join(args)} failed ({result.returncode}):\n"
+                                 f"{result.stdout}\n{result.stderr}")
+        return result
+
+    def nbgrader(self, *args: str, check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess:
+        return self.run(student_python(), "-m", "nbgrader", *args, check=check, timeout=timeout)
+
+    def write(self, relative: str, text: str) -> None:
+        """Write a file as the student (their own editor would)."""
+        self.run("sh", "-c", f'mkdir -p "$(dirname "$1")" && cat > "$1"', "sh", relative, input=text)
+
+    def can(self, *args: str) -> bool:
+        """Whether ``args`` succeeds as this student."""
+        return self.run(*args, check=False, timeout=60).returncode == 0
+
+
+def create_students(count: int, base: Path, course_id: str, exchange_root: Path) -> list[Student]:
+    """``count`` fresh accounts with homes under ``base`` (created 0755) and an nbgrader config."""
+    base.mkdir(parents=True, exist_ok=True)
+    base.chmod(0o755)
+    students = []
+    tag = uuid.uuid4().hex[:6]
+    for index in range(count):
+        name = f"sal{tag}{index}"
+        home = base / name
+        subprocess.run(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/sh",
+                        "--user-group", name], check=True, capture_output=True)
+        home.chmod(0o700)
+        student = Student(name, home)
+        students.append(student)
+        student.write(".jupyter/nbgrader_config.py", student_config(course_id, exchange_root))
+    return students
+
+
+def remove_students(students: list[Student]) -> None:
+    for student in students:
+        subprocess.run(["userdel", "--remove", "--force", student.name], capture_output=True)
+        shutil.rmtree(student.home, ignore_errors=True)
