@@ -7,10 +7,13 @@ through ``runuser``.
 """
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +34,33 @@ def _reachable_by_everyone(path: str) -> bool:
     return all(os.stat(parent).st_mode & 0o001 for parent in real.parents)
 
 
+@functools.cache
+def student_site_packages() -> str:
+    """This environment's site-packages at a path every account can reach.
+
+    The folder itself where its parents let everyone through; otherwise (a clone or environment in
+    root's private home) a read-only bind mount of it under a temporary folder everyone can
+    traverse, made as root and removed when the test process exits.
+    """
+    if _reachable_by_everyone(SITE_PACKAGES) or os.geteuid() != 0 or shutil.which("mount") is None:
+        return SITE_PACKAGES
+    base = tempfile.mkdtemp(prefix="sal-student-packages-")
+    os.chmod(base, 0o755)
+    target = os.path.join(base, "site-packages")
+    os.mkdir(target)
+    if subprocess.run(["mount", "--bind", SITE_PACKAGES, target], capture_output=True).returncode != 0:
+        shutil.rmtree(base, ignore_errors=True)
+        return SITE_PACKAGES
+    subprocess.run(["mount", "-o", "remount,bind,ro", target], capture_output=True)
+    atexit.register(_unmount, target, base)
+    return target
+
+
+def _unmount(target: str, base: str) -> None:
+    subprocess.run(["umount", "--lazy", target], capture_output=True)
+    shutil.rmtree(base, ignore_errors=True)
+
+
 def student_python() -> str | None:
     """A python3.11 every account can execute, or None."""
     for candidate in (sys.executable, shutil.which("python3.11", path="/usr/local/bin:/usr/bin:/bin")):
@@ -48,7 +78,7 @@ def root_skip_reason() -> str | None:
         return f"needs {', '.join(missing)} (util-linux / passwd)"
     if student_python() is None:
         return "needs a python3.11 that unprivileged accounts can execute (e.g. /usr/bin/python3.11)"
-    if not _reachable_by_everyone(SITE_PACKAGES):
+    if not _reachable_by_everyone(student_site_packages()):
         return f"students cannot read this environment's packages ({SITE_PACKAGES})"
     return None
 
@@ -62,7 +92,7 @@ class Student:
             check: bool = True) -> subprocess.CompletedProcess:
         """Run ``args`` as this student in their home, with a minimal login-like environment."""
         env = {"HOME": str(self.home), "USER": self.name, "LOGNAME": self.name, "LANG": "C.UTF-8",
-               "PATH": "/usr/bin:/bin", "PYTHONPATH": SITE_PACKAGES}
+               "PATH": "/usr/bin:/bin", "PYTHONPATH": student_site_packages()}
         result = subprocess.run(["runuser", "-u", self.name, "--", "env", "-i",
                                  *[f"{k}={v}" for k, v in env.items()], *args],
                                 cwd=self.home, input=input, capture_output=True, text=True,
