@@ -1,7 +1,8 @@
 """The `grader` command: release, grade a class, feedback, class report, demo, doctor.
 
     grader release [ASSIGNMENT ...]          regenerate release/ from source/ (nbgrader generate_assignment)
-    grader autograde ASSIGNMENT [--workers N] grade every submission of a course folder in parallel
+    grader autograde ASSIGNMENT ... [--workers N] [--force]
+                                             grade every submission in parallel (unchanged ones are skipped)
     grader feedback ASSIGNMENT               feedback pages (nbgrader generate_feedback)
     grader report ASSIGNMENT                 class report: scores, pass rates, misconceptions
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
@@ -41,17 +42,10 @@ def cmd_release(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    from grader.parallel import grade_class
-    from grader.report import build_report, render
+    from grader.autograde_run import run_autograde
 
-    course = _course(args)
-    outcomes = grade_class(course, args.assignment, workers=args.workers)
-    console = Console()
-    for outcome in outcomes:
-        if not outcome.graded:
-            console.print(f"[yellow]{outcome.student}: ungradable — {outcome.reason}[/yellow]")
-    render(build_report(course, args.assignment), console)
-    return 0
+    return run_autograde(_course(args), args.assignments, workers=args.workers, force=args.force,
+                         console=Console())
 
 
 def cmd_feedback(args) -> int:
@@ -91,14 +85,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=f"default: all of {', '.join(ASSIGNMENTS)}")
     p.set_defaults(func=cmd_release)
 
-    for name, func, text in (("autograde", cmd_autograde, "grade every submission in parallel"),
-                             ("feedback", cmd_feedback, "generate feedback pages"),
+    p = sub.add_parser("autograde", help="grade every submission in parallel, skipping unchanged ones")
+    p.add_argument("assignments", nargs="+", metavar="ASSIGNMENT", choices=list(ASSIGNMENTS))
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
+    p.add_argument("--force", action="store_true",
+                   help="grade again even submissions whose inputs have not changed since they were graded")
+    p.set_defaults(func=cmd_autograde)
+
+    for name, func, text in (("feedback", cmd_feedback, "generate feedback pages"),
                              ("report", cmd_report, "print the class report")):
         p = sub.add_parser(name, help=text)
         p.add_argument("assignment", choices=list(ASSIGNMENTS))
         p.add_argument("--course", default=".", help="course folder (default: the current folder)")
-        if name == "autograde":
-            p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
         p.set_defaults(func=func)
 
     p = sub.add_parser("demo", help="run the whole job end to end on a simulated class")
