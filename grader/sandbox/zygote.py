@@ -372,9 +372,9 @@ def _run_kernel_in_process(executable: str, argv: list[str], env: dict[str, str]
         signal.signal(signal.SIGINT, signal.default_int_handler)
         os.environ.clear()
         os.environ.update(env)
+        os.environ.update(_IMPORT_ENVIRONMENT)
         tempfile.tempdir = None
         sys.argv = [importlib.util.find_spec(KERNEL_MODULE).origin, *argv[3:]]
-        sys.path.insert(0, os.getcwd())  # what `python -m` puts first
         sys.modules["__main__"] = types.ModuleType("__main__")
         import numpy
         numpy.random.seed()  # the global legacy state must not be the zygote's
@@ -395,6 +395,9 @@ def _run_kernel_in_process(executable: str, argv: list[str], env: dict[str, str]
     os._exit(code)
 
 
+_IMPORT_ENVIRONMENT: dict[str, str] = {}
+
+
 def _load_launcher():
     import importlib.util
     spec = importlib.util.spec_from_file_location("sandbox_launcher", LAUNCHER_SCRIPT)
@@ -411,8 +414,11 @@ def serve(control_fd: int) -> int:
     launcher = _load_launcher()
     libc = _libc()
     import importlib
+    before = dict(os.environ)
     for name in PRELOADED_MODULES:
         importlib.import_module(name)
+    # Variables the imports set themselves (a launched kernel's imports set them after its start).
+    _IMPORT_ENVIRONMENT.update({k: v for k, v in os.environ.items() if before.get(k) != v})
     import matplotlib.font_manager  # noqa: F401 - the font cache is built on import
     if threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:
         raise ZygoteError("the zygote started a thread while importing; forking it is unsafe")
