@@ -35,6 +35,7 @@ import nbformat
 from grader import grading_state, nbgrader_runner
 from grader.breakdown import TimedAutograde, new_times, settle
 from grader.course import Course, enable_concurrent_writers
+from grader.gradebook_batch import reuse_gradebook_connections
 from grader.ungradable import clear_ungradable, record_ungradable
 
 LOG_NAME = "autograde.log"
@@ -65,6 +66,7 @@ def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome
     """
     course = Course(Path(course_root))
     _route_warnings_to_log(course)
+    reuse_gradebook_connections()
     started = time.perf_counter()
     inputs = grading_state.fingerprint(course, assignment, student)
     times = new_times()
@@ -82,7 +84,8 @@ def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome
     outcome = GradingOutcome(student, assignment, reason is None, reason, seconds, settle(times, seconds))
     grading_state.write_record(course, assignment, student, {
         "fingerprint": inputs, "graded": outcome.graded, "reason": reason,
-        "seconds": round(seconds, 3), "finished": time.time()})
+        "seconds": round(seconds, 3), "times": {k: round(v, 4) for k, v in outcome.times.items()},
+        "finished": time.time()})
     return outcome
 
 
