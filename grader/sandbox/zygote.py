@@ -23,7 +23,9 @@ environment, which is the kernel's scrubbed environment plus ``MPLCONFIGDIR`` (a
 folder). It never reads anything of the course: it is started from this file by path (no
 ``grader`` or ``solutions`` import), and it does not even read the requests it serves; each
 forked child reads its own. Its only descriptor, the socket to the grading process, is closed in
-every child, and the kernel closes every descriptor but 0-2 as before. What differs from a fresh
+every child, and the kernel closes every descriptor but 0-2 as before. The forked kernel also
+holds what its own sandbox and launcher process read: the spec of this one sandbox (its paths,
+limits and environment, which the kernel can see from inside anyway). What differs from a fresh
 kernel: the hash seed is shared with other kernels forked from the same zygote, and numpy's
 global random state is re-seeded from the system in the child (Python's ``random`` re-seeds
 itself after fork).
