@@ -69,7 +69,8 @@ PRELOADED_MODULES = ("numpy", "numpy.random", "matplotlib", "matplotlib.pyplot",
                      "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell",
                      "ipykernel.debugger", "IPython.extensions", "sqlite3", "pdb", "pydoc",
                      "http.server", "xmlrpc.server", "mimetypes", "secrets", "faulthandler",
-                     "tornado.queues", "tornado.locks")
+                     "tornado.queues", "tornado.locks", "matplotlib.backends.backend_agg",
+                     "matplotlib_inline.backend_inline", "PIL.PngImagePlugin")
 
 
 # ===================================================================== grading process side
