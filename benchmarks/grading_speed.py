@@ -25,7 +25,6 @@ scaled to the workers as if they overlapped perfectly.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics

@@ -2,14 +2,12 @@
 with SIGKILL half way and started again grades every submission exactly once and loses nothing."""
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import nbformat
 import pytest
