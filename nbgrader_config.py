@@ -1,4 +1,5 @@
 """nbgrader settings of the course. Plain `nbgrader ...` commands run from this folder use them."""
+import os
 from pathlib import Path
 
 from nbgrader.preprocessors import (
@@ -17,7 +18,11 @@ c.CourseDirectory.course_id = "scaled-attention-lab"
 # The course root is the folder of this file; a busy timeout lets parallel graders share the gradebook.
 COURSE_ROOT = Path(__file__).resolve().parent
 c.CourseDirectory.root = str(COURSE_ROOT)
-c.CourseDirectory.db_url = f"sqlite:///{COURSE_ROOT / 'gradebook.db'}?timeout=60"
+# The gradebook: SQLite in the course folder, unless the environment variable GRADER_DB_URL names
+# another database, e.g. postgresql+psycopg://grader@db.example.edu/attention_lab (PostgreSQL,
+# shared by graders on several machines; every grading machine must see the same value).
+c.CourseDirectory.db_url = (os.environ.get("GRADER_DB_URL")
+                            or f"sqlite:///{COURSE_ROOT / 'gradebook.db'}?timeout=60")
 
 # Student versions: a function body becomes this stub; deleted test cells come back when grading.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

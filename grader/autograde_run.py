@@ -31,8 +31,12 @@ class RateColumn(ProgressColumn):
 
 
 def run_autograde(course: Course, assignments: list[str], workers: int | None, force: bool,
-                  console: Console) -> int:
-    """Grade every submission of ``assignments``; 0 unless a grading process failed."""
+                  console: Console, scheduler: str | None = None) -> int:
+    """Grade every submission of ``assignments``; 0 unless a grading process failed.
+
+    scheduler: a Dask scheduler's address; its cluster grades the submissions
+    (``grader.distributed``) instead of local worker processes.
+    """
     from grader.report import build_report, render
 
     pairs = [(a, s) for a in assignments for s in course.students(a)]
@@ -53,7 +57,16 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
             failures += not outcome.graded
             progress.update(task, advance=1, status=f"[yellow]{failures} ungradable[/yellow]")
 
-        grade_submissions(course, todo, workers=workers, force=True, on_outcome=on_outcome)
+        if scheduler:
+            from grader.distributed import grade_on_dask
+
+            for assignment in assignments:
+                students = [s for a, s in todo if a == assignment]
+                if students:
+                    for outcome in grade_on_dask(course, assignment, students, scheduler):
+                        on_outcome(outcome)
+        else:
+            grade_submissions(course, todo, workers=workers, force=True, on_outcome=on_outcome)
     elapsed = time.perf_counter() - started
     summarize(outcomes, elapsed, course, console)
     for assignment in assignments:

@@ -3,6 +3,7 @@
     grader release [ASSIGNMENT ...]          regenerate release/ from source/ (nbgrader generate_assignment)
     grader autograde ASSIGNMENT ... [--workers N] [--force]
                                              grade every submission in parallel (unchanged ones are skipped)
+    grader autograde ASSIGNMENT ... --scheduler ADDRESS   ... on a Dask distributed cluster
     grader feedback ASSIGNMENT               feedback pages (nbgrader generate_feedback)
     grader report ASSIGNMENT                 class report: scores, pass rates, misconceptions
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
@@ -44,8 +45,16 @@ def cmd_release(args) -> int:
 def cmd_autograde(args) -> int:
     from grader.autograde_run import run_autograde
 
-    return run_autograde(_course(args), args.assignments, workers=args.workers, force=args.force,
-                         console=Console())
+    course = _course(args)
+    if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.distributed)
+        from grader.distributed import ClusterSetupError
+
+        try:
+            return run_autograde(course, args.assignments, workers=args.workers, force=args.force,
+                                 console=Console(), scheduler=args.scheduler)
+        except ClusterSetupError as exc:
+            raise SystemExit(f"error: {exc}") from None
+    return run_autograde(course, args.assignments, workers=args.workers, force=args.force, console=Console())
 
 
 def cmd_feedback(args) -> int:
@@ -91,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
     p.add_argument("--force", action="store_true",
                    help="grade again even submissions whose inputs have not changed since they were graded")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="grade on the Dask distributed cluster of this scheduler (tcp://host:8786); "
+                        "the course folder must be shared with every worker at the same path")
     p.set_defaults(func=cmd_autograde)
 
     for name, func, text in (("feedback", cmd_feedback, "generate feedback pages"),

@@ -5,6 +5,12 @@ A course folder is an nbgrader course root::
     nbgrader_config.py   source/<id>/<name>.ipynb   release/   submitted/<student>/<id>/   autograded/
     feedback/   gradebook.db   .grader/
 
+The gradebook is the database ``c.CourseDirectory.db_url`` of ``nbgrader_config.py`` names: by
+default the SQLite file ``gradebook.db`` in the course folder; the course's config reads the
+environment variable ``GRADER_DB_URL`` (for example
+``postgresql+psycopg://grader@db.example.edu/attention_lab``) to use a PostgreSQL server instead,
+which graders on several machines can share.
+
 ``.grader/`` is the grading process's private state (mode 0700): records and secrets that only the
 grading process writes and reads, outside every folder a kernel or a student can write.
 
@@ -18,8 +24,14 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy.engine import make_url
+from traitlets.config.loader import PyFileConfigLoader
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STATE_DIR_NAME = ".grader"
+CONFIG_FILE = "nbgrader_config.py"
+# The environment variable the course's nbgrader_config.py reads for a gradebook other than SQLite.
+DB_URL_VARIABLE = "GRADER_DB_URL"
 
 # assignment id -> notebook name (without .ipynb), in teaching order.
 ASSIGNMENTS: dict[str, str] = {
@@ -38,12 +50,25 @@ class Course:
 
     @property
     def gradebook(self) -> Path:
+        """Where the default SQLite gradebook lives (see ``sqlite_file`` for the one in use)."""
         return self.root / "gradebook.db"
 
     @property
     def db_url(self) -> str:
+        """The gradebook's SQLAlchemy URL: ``c.CourseDirectory.db_url`` of the course's config.
+
+        A course without a config file, or whose config leaves ``db_url`` unset, uses the SQLite
+        file ``gradebook.db`` in the course folder. Read afresh on every call (cheap), so it
+        follows the environment the config reads.
+        """
+        configured = configured_db_url(self.root)
         # A busy timeout lets parallel graders wait for each other's writes instead of failing.
-        return f"sqlite:///{self.gradebook}?timeout=60"
+        return configured or f"sqlite:///{self.gradebook}?timeout=60"
+
+    @property
+    def sqlite_file(self) -> Path | None:
+        """The SQLite file of the gradebook, or None when the gradebook is a database server."""
+        return sqlite_file_of(self.db_url)
 
     @property
     def state_dir(self) -> Path:
@@ -98,7 +123,35 @@ def create_course(dest: Path, with_release: bool = False) -> Course:
     return Course(dest)
 
 
+def configured_db_url(root: Path) -> str | None:
+    """``c.CourseDirectory.db_url`` of ``root``'s nbgrader_config.py, or None when it sets none."""
+    if not (Path(root) / CONFIG_FILE).exists():
+        return None
+    config = PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config()
+    url = config.get("CourseDirectory", {}).get("db_url")
+    return str(url) if url else None
+
+
+def sqlite_file_of(db_url: str) -> Path | None:
+    """The database file an SQLite URL names (None for a server database or an in-memory one)."""
+    url = make_url(db_url)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Path(url.database).resolve()
+
+
+def printable_db_url(db_url: str) -> str:
+    """``db_url`` with any password masked, for messages and logs."""
+    return make_url(db_url).render_as_string(hide_password=True)
+
+
 def enable_concurrent_writers(course: Course) -> None:
-    """Switch the SQLite gradebook to write-ahead logging so parallel graders do not block readers."""
-    with sqlite3.connect(course.gradebook) as db:
+    """Switch an SQLite gradebook to write-ahead logging so parallel graders do not block readers.
+
+    A database server (PostgreSQL) handles concurrent writers itself: nothing to do.
+    """
+    path = course.sqlite_file
+    if path is None:
+        return
+    with sqlite3.connect(path) as db:
         db.execute("PRAGMA journal_mode=WAL")

@@ -17,11 +17,14 @@ import os
 import time
 from pathlib import Path
 from queue import Empty
+from urllib.parse import unquote
 
 from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
 
 from .kernel_manager import SandboxedKernelManager
@@ -30,15 +33,28 @@ from .submitted_links import remove_copies_of_links
 
 
 def gradebook_files(db_url: str | None) -> tuple[str, ...]:
-    """The SQLite gradebook file (and its journal files) named by an nbgrader ``db_url``."""
-    prefix = "sqlite:///"
-    if not db_url or not db_url.startswith(prefix):
+    """Paths of the gradebook named by an nbgrader ``db_url`` that a kernel must not reach.
+
+    SQLite: the database file and its journal files. A database server (PostgreSQL): the folder
+    of its Unix socket when the URL names one (``?host=/run/postgresql`` or a host that is a
+    path); its TCP port is out of reach because the kernel has no network.
+    """
+    if not db_url:
         return ()
-    location = db_url[len(prefix):].split("?", 1)[0]  # drop options such as ?timeout=60
-    if location in ("", ":memory:"):
+    try:
+        url = make_url(db_url)
+    except ArgumentError:
         return ()
-    path = os.path.abspath(location)
-    return tuple(path + suffix for suffix in ("", "-journal", "-wal", "-shm"))
+    if url.get_backend_name() == "sqlite":
+        if url.database in (None, "", ":memory:"):
+            return ()
+        path = os.path.abspath(url.database)
+        return tuple(path + suffix for suffix in ("", "-journal", "-wal", "-shm"))
+    query_host = url.query.get("host") or ()
+    hosts = [unquote(url.host or "")] + ([query_host] if isinstance(query_host, str) else list(query_host))
+    # libpq accepts a comma-separated list of hosts; the ones that are paths are socket folders.
+    return tuple(dict.fromkeys(os.path.abspath(h) for host in hosts for h in host.split(",")
+                               if h.startswith("/")))
 
 
 def error_output(ename: str, evalue: str) -> NotebookNode:

@@ -1,0 +1,212 @@
+"""Grading on a Dask distributed cluster gives what local grading gives, and loses nobody.
+
+Each test starts a real ``dask.distributed.LocalCluster`` (worker processes, 2 workers x 1 thread)
+and grades submissions of the simulated class (``grader.simulated_class``) or of the corpus in a
+private copy of the released course. Hidden inputs come from a fixed seed
+(``c.PrepareProbes.seed``) so two gradings of the same notebook must agree cell by cell.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from grader.course import ASSIGNMENTS, Course
+from grader.distributed import ClusterSetupError, cluster_problems, grade_on_dask, lock_name, worker_view
+from grader.parallel import grade_class
+from grader.simulated_class import simulated_class
+from grader.submissions import get_submission, hand_in
+from grader.ungradable import ungradable_reason
+
+distributed = pytest.importorskip("distributed")
+
+pytestmark = pytest.mark.slow
+
+ASSIGNMENT = "01_variance"  # the simulated class has an unreadable submission for it
+FIXED_SEED = 20261201
+CELL_TIMEOUT = 20  # seconds; the looping submission runs this long per attempt
+WAIT = 600  # seconds: a generous bound for anything a loaded machine may take
+
+
+def configure(course: Course, **settings) -> None:
+    """Append ``c.<Class>.<trait> = value`` lines to the course's nbgrader_config.py."""
+    with open(course.root / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write("\n" + "".join(f"c.{name.replace('__', '.')} = {value!r}\n" for name, value in settings.items()))
+
+
+@pytest.fixture
+def seeded_course(course) -> Course:
+    configure(course, PrepareProbes__seed=FIXED_SEED, SandboxedExecute__timeout=CELL_TIMEOUT)
+    return course
+
+
+def hand_in_simulated_class(course: Course, assignment: str) -> list[str]:
+    """The simulated class's submissions of ``assignment`` written to ``submitted/``; the students."""
+    students = []
+    for student, handed, notebook in simulated_class(course):
+        if handed != assignment:
+            continue
+        path = course.submitted_notebook(student, assignment)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(notebook, str):
+            path.write_text(notebook, encoding="utf-8")
+        else:
+            nbformat.write(notebook, path)
+        students.append(student)
+    return sorted(students)
+
+
+def per_cell_scores(course: Course, assignment: str, students: list[str]) -> dict[str, dict[str, float]]:
+    with Gradebook(course.db_url) as gb:
+        return {student: {grade.name: float(grade.score) for grade in
+                          gb.find_submission_notebook(ASSIGNMENTS[assignment], assignment, student).grades}
+                for student in students}
+
+
+def copy_course(course: Course, root) -> Course:
+    shutil.copytree(course.root, root)
+    return Course(root)
+
+
+@pytest.fixture
+def cluster():
+    """A real LocalCluster: two worker processes with one thread each."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as local:
+        yield local
+
+
+def test_dask_grading_gives_the_same_per_cell_scores_as_local_grading(seeded_course, tmp_path, cluster):
+    students = hand_in_simulated_class(seeded_course, ASSIGNMENT)
+    local = copy_course(seeded_course, tmp_path / "local")
+
+    local_outcomes = grade_class(local, ASSIGNMENT, workers=2)
+    dask_outcomes = grade_on_dask(seeded_course, ASSIGNMENT, None, cluster.scheduler_address)
+
+    assert [o.student for o in dask_outcomes] == students
+    assert per_cell_scores(seeded_course, ASSIGNMENT, students) == per_cell_scores(local, ASSIGNMENT, students)
+    assert ({o.student: o.graded for o in dask_outcomes} == {o.student: o.graded for o in local_outcomes})
+    assert any(not o.graded for o in dask_outcomes)  # the unreadable hand-in is recorded, not lost
+    for outcome in dask_outcomes:
+        if not outcome.graded:
+            assert ungradable_reason(seeded_course, ASSIGNMENT, outcome.student) == outcome.reason.strip()
+
+
+def test_grader_autograde_with_scheduler_grades_every_submission_on_the_cluster(seeded_course, cluster):
+    for student, submission in (("ada", "model_answer"), ("fay", "blank")):
+        hand_in(seeded_course, student, get_submission(ASSIGNMENT, submission))
+
+    run = subprocess.run([sys.executable, "-m", "grader.cli", "autograde", ASSIGNMENT, "--course",
+                          str(seeded_course.root), "--scheduler", cluster.scheduler_address],
+                         capture_output=True, text=True, timeout=WAIT)
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    scores = per_cell_scores(seeded_course, ASSIGNMENT, ["ada", "fay"])
+    assert sum(scores["ada"].values()) > 0 and sum(scores["fay"].values()) == 0
+    assert all(seeded_course.autograded_notebook(s, ASSIGNMENT).exists() for s in ("ada", "fay"))
+
+
+def test_workers_that_would_write_to_another_gradebook_stop_the_run(seeded_course, cluster, monkeypatch):
+    hand_in(seeded_course, "ada", get_submission(ASSIGNMENT, "model_answer"))
+    # The workers started without it, so they resolve the course's gradebook to its SQLite file.
+    monkeypatch.setenv("GRADER_DB_URL", "postgresql://grader@db.example.edu/elsewhere")
+
+    with pytest.raises(ClusterSetupError, match="would write to the gradebook"):
+        grade_on_dask(seeded_course, ASSIGNMENT, ["ada"], cluster.scheduler_address)
+    assert not seeded_course.autograded_notebook("ada", ASSIGNMENT).exists()
+
+
+def test_a_worker_without_the_course_folder_is_named_with_what_to_do(course):
+    views = {"tcp://10.0.0.7:40000": worker_view(str(course.root / "not-mounted"))}
+
+    [problem] = cluster_problems(views, course, views["tcp://10.0.0.7:40000"]["host"])
+
+    assert "tcp://10.0.0.7:40000" in problem and "mount the shared course folder" in problem
+
+
+def test_workers_on_other_machines_need_a_database_server_gradebook(course, monkeypatch):
+    monkeypatch.delenv("GRADER_DB_URL", raising=False)
+    views = {"tcp://10.0.0.7:40000": {**worker_view(str(course.root)), "host": "grading-node-7"}}
+
+    [problem] = cluster_problems(views, course, "instructor-laptop")
+    assert "grading-node-7" in problem and "GRADER_DB_URL" in problem
+
+    monkeypatch.setenv("GRADER_DB_URL", "postgresql+psycopg://grader@db.example.edu/lab")
+    views = {"tcp://10.0.0.7:40000": {**worker_view(str(course.root)), "host": "grading-node-7"}}
+    assert cluster_problems(views, course, "instructor-laptop") == []
+
+
+def _pid_of_worker_running(client, key_prefix: str) -> int:
+    """The pid of the worker process running the task whose key starts with ``key_prefix``."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        for worker, keys in client.processing().items():
+            if any(str(key).startswith(key_prefix) for key in keys):
+                return client.run(os.getpid, workers=[worker])[worker]
+        time.sleep(0.2)
+    raise AssertionError(f"no task {key_prefix}... reached a worker within {WAIT} s")
+
+
+def _grade_looping_submission_and_kill_its_worker(course: Course, scheduler_address: str):
+    """Grade the looping submission on the cluster, SIGKILL the worker running it once; the outcomes."""
+    hand_in(course, "loops", get_submission(ASSIGNMENT, "infinite_loop"))
+    result = {}
+    grading = threading.Thread(target=lambda: result.setdefault(
+        "outcomes", grade_on_dask(course, ASSIGNMENT, ["loops"], scheduler_address)))
+    with distributed.Client(scheduler_address, set_as_default=False) as watcher:
+        grading.start()
+        pid = _pid_of_worker_running(watcher, f"autograde-{ASSIGNMENT}-loops-")
+        time.sleep(3)  # into the notebook (it loops for CELL_TIMEOUT seconds) before the worker dies
+        os.kill(pid, signal.SIGKILL)
+        grading.join(WAIT)
+    assert not grading.is_alive()
+    return result["outcomes"]
+
+
+def test_a_worker_dying_mid_task_has_the_submission_graded_on_a_retry(seeded_course, cluster):
+    [outcome] = _grade_looping_submission_and_kill_its_worker(seeded_course, cluster.scheduler_address)
+
+    assert outcome.graded, outcome.reason
+    scores = per_cell_scores(seeded_course, ASSIGNMENT, ["loops"])["loops"]
+    assert scores["test_expansion_counts"] == 0 and sum(scores.values()) > 0
+
+
+def test_a_submission_whose_worker_keeps_dying_is_recorded_ungradable_with_the_reason(seeded_course):
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as fragile:
+            [outcome] = _grade_looping_submission_and_kill_its_worker(seeded_course, fragile.scheduler_address)
+
+    assert not outcome.graded and "worker died" in outcome.reason
+    assert "worker died" in ungradable_reason(seeded_course, ASSIGNMENT, "loops")
+    assert per_cell_scores(seeded_course, ASSIGNMENT, ["loops"])["loops"]  # zeros on record, not missing
+    assert set(per_cell_scores(seeded_course, ASSIGNMENT, ["loops"])["loops"].values()) == {0.0}
+
+
+def test_a_student_already_being_graded_elsewhere_waits_for_the_other_grading(seeded_course, cluster):
+    hand_in(seeded_course, "ada", get_submission(ASSIGNMENT, "model_answer"))
+    with distributed.Client(cluster.scheduler_address, set_as_default=False) as other_run:
+        lock = distributed.Lock(lock_name(str(seeded_course.root), ASSIGNMENT, "ada"),
+                                scheduler_rpc=other_run.scheduler, loop=other_run.loop)
+        assert lock.acquire(timeout=60)
+        result = {}
+        grading = threading.Thread(target=lambda: result.setdefault(
+            "outcomes", grade_on_dask(seeded_course, ASSIGNMENT, ["ada"], cluster.scheduler_address)))
+        grading.start()
+        grading.join(20)  # long enough to grade one notebook several times over
+        held_back = grading.is_alive() and not seeded_course.autograded_notebook("ada", ASSIGNMENT).exists()
+        lock.release()
+        grading.join(WAIT)
+
+    assert held_back
+    assert result["outcomes"][0].graded
