@@ -8,6 +8,10 @@ from nbgrader.preprocessors import (
 )
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 
+from grader.feedback import FeedbackPage
+from grader.pages.exporter import SANITIZING_FILTERS, FeedbackExporter
+from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATHS
+from grader.pages.notebook import RemoveActiveContent
 from grader.sandbox import SandboxedExecute
 from grader.sanitize import RestoreCellMetadata
 from grader.verdicts import DecideVerdicts, PrepareProbes
@@ -47,6 +51,7 @@ c.Autograde.autograde_preprocessors = [
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
+    RemoveActiveContent,
     SaveAutoGrades,
     AssignLatePenalties,
     CheckCellMetadata,
@@ -54,5 +59,17 @@ c.Autograde.autograde_preprocessors = [
 c.SandboxedExecute.timeout = 30
 c.SandboxedExecute.require_sandbox = True
 
-# Feedback never carries hidden test source (nor, by construction, expected values).
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+# Pages made from submissions run no student script in whoever opens them (grader.pages):
+# RemoveActiveContent (above) makes the autograded notebook inert; HTMLExporter, which the
+# formgrader uses for its submission view, sanitizes markdown, HTML and SVG with nh3 and escapes
+# the student's id and names in the formgrader's header; feedback pages come from
+# FeedbackExporter: sanitized, no script, maths as MathML, a restrictive CSP.
+c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.filters = SANITIZING_FILTERS
+c.HTMLExporter.extra_template_basedirs = EXTRA_TEMPLATE_BASEDIRS
+c.HTMLExporter.extra_template_paths = EXTRA_TEMPLATE_PATHS
+c.GenerateFeedback.exporter_class = FeedbackExporter
+
+# Feedback never carries hidden test source (nor, by construction, expected values); FeedbackPage
+# adds the summary of every check at the top and tidies the graded outputs (grader.feedback).
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor, FeedbackPage]

@@ -4,7 +4,8 @@ For each class size, a class is drawn from the corpus of realistic submissions
 (``grader.submissions``: model answers, independent correct solutions, blanks, half-done work and
 typical misconceptions, cycled over the students; faults that only burn the cell timeout and
 unreadable files are left out) for every assignment, and handed in to two identical course folders
-(the course's own config, with a fixed seed for the hidden inputs so both draw the same ones):
+(the course's own config and the same course secret, so both draw the same hidden inputs for each
+submission):
 
 - baseline: plain ``nbgrader autograde <id> --create --force``, one assignment after the other, as a
   user runs it, with every kernel started by ``exec`` of a new interpreter
@@ -41,9 +42,9 @@ from grader import grading_state
 from grader.breakdown import CATEGORIES
 from grader.course import ASSIGNMENTS, Course, create_course
 from grader.release import generate_release
+from grader.seeds import course_secret
 from grader.submissions import build_notebook, load_corpus
 
-SEED_CONFIG = "\nc.PrepareProbes.seed = 20240601\n"
 BASELINE_CONFIG = "\nc.SandboxedKernelManager.fork_from_zygote = False\n"
 BENCHMARK_KINDS = ("correct", "blank", "partial", "misconception")
 FLOOR_SAMPLE = 2  # notebooks per assignment run alone for the floor
@@ -52,8 +53,7 @@ FLOOR_SAMPLE = 2  # notebooks per assignment run alone for the floor
 def build_class(root: Path, assignments: list[str], students: int) -> Course:
     """A released course with ``students`` submissions per assignment, cycled over the corpus."""
     course = create_course(root)
-    with open(course.root / "nbgrader_config.py", "a", encoding="utf-8") as config:
-        config.write(SEED_CONFIG)
+    course_secret(course.state_dir)  # before the copy: both courses draw the same hidden inputs
     for assignment in assignments:
         generate_release(course, assignment)
         release = nbformat.read(course.release_notebook(assignment), as_version=4)

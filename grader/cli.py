@@ -8,6 +8,7 @@
     grader report ASSIGNMENT                 class report: scores, pass rates, misconceptions
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
+    grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
 """
 from __future__ import annotations
 
@@ -86,6 +87,21 @@ def cmd_doctor(args) -> int:
     return doctor.main(["--config", args.config] if args.config else [])
 
 
+# ---- check-pages: pages that would run a submission's script (grader.pages) ----
+def cmd_check_pages(args) -> int:
+    from grader.pages.check import check_pages
+
+    return check_pages(_course(args).root)
+
+
+def add_check_pages_parser(sub) -> None:
+    p = sub.add_parser("check-pages", help="report feedback pages and autograded notebooks that hold active "
+                                           "content (script, event handlers, remote resources)")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.set_defaults(func=cmd_check_pages)
+# ---- end check-pages ----
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grader", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -120,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("doctor", help="report which sandbox protections are active on this machine")
     p.add_argument("--config", default=None, help="nbgrader_config.py to probe (default: ./nbgrader_config.py)")
     p.set_defaults(func=cmd_doctor)
+
+    add_check_pages_parser(sub)
     return parser
 
 

@@ -14,7 +14,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import nbformat
 from rich.console import Console
 
 from grader import nbgrader_runner
@@ -23,6 +22,7 @@ from grader.parallel import grade_class
 from grader.release import generate_release
 from grader.report import build_report, render
 from grader.simulated_class import simulated_class
+from grader.submissions import write_submission
 
 
 def run_demo(directory: Path | None, workers: int | None, console: Console) -> int:
@@ -47,12 +47,9 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     console.rule("3. A simulated class hands in")
     handed_in = simulated_class(course)
     for student, assignment, notebook in handed_in:
-        path = course.submitted_notebook(student, assignment)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(notebook, str):  # a deliberately unreadable file
-            path.write_text(notebook, encoding="utf-8")
-        else:
-            nbformat.write(notebook, path)
+        # a str is a deliberately unreadable file, handed in as it is
+        handed = notebook.encode("utf-8") if isinstance(notebook, str) else notebook
+        write_submission(course, student, assignment, handed)
     console.print(f"{len(handed_in)} submissions from {len({s for s, _, _ in handed_in})} students")
 
     console.rule("4. Grading (parallel), feedback, export")

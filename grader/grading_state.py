@@ -6,7 +6,8 @@ fingerprint of everything the result depends on:
 
 - every file of the submission folder (names and bytes);
 - the assignment's source folder (the notebook with its hidden probes);
-- the course's ``nbgrader_config.py``;
+- the course's ``nbgrader_config.py`` and its secret (``grader.seeds``: the hidden inputs follow
+  from it; created here first if it does not exist yet, so that grading does not change it);
 - the grading code: the installed version and the bytes of the ``grader`` and ``solutions``
   packages.
 
@@ -26,6 +27,7 @@ from importlib import metadata
 from pathlib import Path
 
 from grader.course import REPO_ROOT, Course
+from grader.seeds import course_secret
 
 RECORDS_FOLDER = "autograde"
 DISTRIBUTION = "scaled-attention-lab"
@@ -65,6 +67,7 @@ def fingerprint(course: Course, assignment: str, student: str) -> str:
     _hash_tree(digest, course.root / "source" / assignment, "source")
     config = course.root / "nbgrader_config.py"
     digest.update(b"[config]" + (config.read_bytes() if config.exists() else b"<missing>"))
+    digest.update(b"[secret]" + hashlib.sha256(course_secret(course.state_dir)).digest())
     digest.update(b"[grader]" + grader_version().encode())
     return digest.hexdigest()
 

@@ -35,6 +35,7 @@ import nbformat
 from grader import grading_state, nbgrader_runner
 from grader.breakdown import TimedAutograde, new_times, settle
 from grader.course import Course, enable_concurrent_writers
+from grader.feedback import write_ungradable_page
 from grader.gradebook_batch import reuse_gradebook_connections
 from grader.ungradable import clear_ungradable, record_ungradable
 
@@ -80,6 +81,7 @@ def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome
             reason = f"{type(exc).__name__}: {exc}"
     if reason is not None:
         record_ungradable(course, assignment, student, reason)
+        write_ungradable_page(course, student, assignment, reason)
     seconds = time.perf_counter() - started
     outcome = GradingOutcome(student, assignment, reason is None, reason, seconds, settle(times, seconds))
     grading_state.write_record(course, assignment, student, {

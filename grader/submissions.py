@@ -25,19 +25,10 @@ keys say what the submission starts from and what it shows.
 Each ``# %% <grade_id>`` section then replaces that solution cell's code. A file
 ``<assignment>/<submission>.ipynb`` is handed in byte for byte instead (kind ``unreadable``).
 
-The expected outcome of every submission is one table, ``grader_tests/corpus/expected.csv``,
-with columns ``assignment, submission, grade_id, score, diagnosis``:
-
-- ``grade_id`` is a test cell's id, or ``*`` for every test cell the submission does not list on a
-  row of its own (each submission has exactly one ``*`` row);
-- ``score`` is the points the cell earns, or ``max`` for all of its points;
-- ``diagnosis`` is empty when the check passes, else the name of the misconception the feedback
-  names, or the escalation stage of the first problem (``raised an error``, ``not defined``,
-  ``no report``, ...), or ``ungradable: <reason>`` for a file nbgrader cannot read.
+What each submission must earn is the test suite's business (``grader_tests/corpus_expected.py``).
 """
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,14 +40,9 @@ from grader.course import ASSIGNMENTS, REPO_ROOT, Course
 from grader.verdicts import probe_names
 
 CORPUS_DIR = REPO_ROOT / "grader_tests" / "corpus"
-EXPECTED_TABLE = CORPUS_DIR / "expected.csv"
 
 BASES = ("model", "blank")
 KINDS = ("correct", "blank", "partial", "misconception", "fault", "unreadable")
-EVERY_OTHER_CELL = "*"
-FULL_POINTS = "max"
-UNGRADABLE = "ungradable"
-EXPECTED_COLUMNS = ("assignment", "submission", "grade_id", "score", "diagnosis")
 
 _SECTION = re.compile(r"^# %%[ \t]*(?P<grade_id>\S*)[ \t]*$")
 _HEADER_KEY = re.compile(r"^#\s*(?P<key>base|kind|sandbox):\s*(?P<value>\S+)\s*$")
@@ -215,84 +201,21 @@ def build_notebook(submission: Submission, release: NotebookNode, source: Notebo
     return notebook
 
 
-def hand_in(course: Course, student: str, submission: Submission) -> Path:
-    """Write ``submission`` as ``student``'s notebook in ``course``'s ``submitted/`` folder."""
-    path = course.submitted_notebook(student, submission.assignment)
+def write_submission(course: Course, student: str, assignment: str, notebook: NotebookNode | bytes) -> Path:
+    """Put ``notebook`` (or raw file content) where nbgrader collects ``student``'s ``assignment``."""
+    path = course.submitted_notebook(student, assignment)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if submission.unreadable:
-        path.write_bytes(submission.raw)
-        return path
-    release = nbformat.read(course.release_notebook(submission.assignment), as_version=4)
-    source = nbformat.read(course.source_notebook(submission.assignment), as_version=4)
-    nbformat.write(build_notebook(submission, release, source), path)
+    if isinstance(notebook, bytes):
+        path.write_bytes(notebook)
+    else:
+        nbformat.write(notebook, path)
     return path
 
 
-# ---- the expected table -----------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Expected:
-    """What one test cell of one submission should earn, and the diagnosis its feedback names.
-
-    score: points; diagnosis: "" when it passes, a misconception name, a stage, or
-    "ungradable: <reason>".
-    """
-
-    score: float
-    diagnosis: str
-
-    @property
-    def ungradable(self) -> bool:
-        return self.diagnosis.startswith(UNGRADABLE)
-
-
-@dataclass(frozen=True)
-class ExpectedRow:
-    assignment: str
-    submission: str
-    grade_id: str
-    score: str  # a number of points, or FULL_POINTS
-    diagnosis: str
-
-
-def load_expected(path: Path = EXPECTED_TABLE) -> list[ExpectedRow]:
-    """The rows of the expected table; CorpusError for a missing column or a repeated row."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        if tuple(reader.fieldnames or ()) != EXPECTED_COLUMNS:
-            raise CorpusError(f"{path}: the columns must be {', '.join(EXPECTED_COLUMNS)}")
-        rows = [ExpectedRow(**{k: (v or "").strip() for k, v in row.items()}) for row in reader]
-    seen = set()
-    for row in rows:
-        key = (row.assignment, row.submission, row.grade_id)
-        if key in seen:
-            raise CorpusError(f"{path}: {'/'.join(key)} is listed twice")
-        seen.add(key)
-        if row.score != FULL_POINTS:
-            try:
-                float(row.score)
-            except ValueError:
-                raise CorpusError(f"{path}: {'/'.join(key)} has score {row.score!r}, "
-                                  f"not a number or {FULL_POINTS!r}") from None
-    return rows
-
-
-def expected_outcome(rows: list[ExpectedRow], assignment: str, submission: str,
-                     points: dict[str, float]) -> dict[str, Expected]:
-    """test cell grade_id -> Expected for one submission, with its ``*`` row applied to the others.
-
-    points: grade_id -> points of every test cell of the assignment (``points_of_test_cells``).
-    CorpusError when the submission has no ``*`` row or names a cell the notebook does not have.
-    """
-    own = {r.grade_id: r for r in rows if r.assignment == assignment and r.submission == submission}
-    if EVERY_OTHER_CELL not in own:
-        raise CorpusError(f"{assignment}/{submission} has no '{EVERY_OTHER_CELL}' row in the expected table")
-    unknown = sorted(set(own) - set(points) - {EVERY_OTHER_CELL})
-    if unknown:
-        raise CorpusError(f"{assignment}/{submission} lists {unknown}, which are not test cells of the notebook")
-    outcome = {}
-    for cell_id, cell_points in points.items():
-        row = own.get(cell_id, own[EVERY_OTHER_CELL])
-        score = cell_points if row.score == FULL_POINTS else float(row.score)
-        outcome[cell_id] = Expected(score, row.diagnosis)
-    return outcome
+def hand_in(course: Course, student: str, submission: Submission) -> Path:
+    """Write ``submission`` as ``student``'s notebook in ``course``'s ``submitted/`` folder."""
+    if submission.unreadable:
+        return write_submission(course, student, submission.assignment, submission.raw)
+    release = nbformat.read(course.release_notebook(submission.assignment), as_version=4)
+    source = nbformat.read(course.source_notebook(submission.assignment), as_version=4)
+    return write_submission(course, student, submission.assignment, build_notebook(submission, release, source))

@@ -5,7 +5,9 @@ The course's ``nbgrader_config.py`` puts them around the execute step of ``nbgra
     PrepareProbes -> (Sandboxed)Execute -> DecideVerdicts -> ... -> SaveAutoGrades
 
 ``PrepareProbes`` reads, from the gradebook (not from the submission), which test cells hold a
-hidden ``probe("<name>")``; draws this run's inputs from a secret seed; and replaces each such cell's
+hidden ``probe("<name>")``; draws the inputs from the submission's secret seed (``grader.seeds``: the
+course secret, the student, the assignment and the submitted code, so a regrade of an unchanged
+submission draws the same inputs); and replaces each such cell's
 source by self-contained code that only calls the student's function and reports the raw results.
 The plan of inputs is kept in the cell's metadata, which the kernel cannot touch.
 
@@ -25,16 +27,21 @@ from pathlib import Path
 import numpy as np
 from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer
 
 from grader import kernel_probe
 from grader.checks import get_check
-from grader.checks.api import NO_REPORT, Case, Verdict
+from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
+from grader.course import Course
+from grader.seeds import course_secret, notebook_fingerprint, submission_seed
 
 PROBE_CALL = re.compile(r"""^\s*probe\(\s*["'](?P<name>\w+)["']\s*\)\s*$""", re.MULTILINE)
 METADATA_KEY = "scaled_attention_lab"
 MAX_REPORT_BYTES = 2_000_000
+# The error output that makes nbgrader score a test cell 0 (its name is what a student may see).
+NO_POINTS = "No points for this test"
 # The dtypes of the arrays that ``kernel_probe.encode`` sends as data (kinds b, i, u, f).
 _NUMERIC_DTYPES = frozenset(str(np.dtype(t)) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
@@ -69,13 +76,14 @@ class PrepareProbes(NbGraderPreprocessor):
 
     seed = Integer(
         None, allow_none=True,
-        help="Fixed seed for the hidden inputs (reproducing one run); None draws a secret seed per notebook.",
+        help="Fixed seed for the hidden inputs of every notebook (for debugging a check); None derives each "
+             "submission's seed from the course secret, the student, the assignment and the submitted code.",
     ).tag(config=True)
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         trusted = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"])
-        seed = self.seed if self.seed is not None else secrets.randbits(63)
+        seed = self.seed if self.seed is not None else self.submission_seed(nb, info)
         for cell in nb.cells:
             # Only the plans written here may be judged: a submitted notebook can carry this key too.
             cell.metadata.pop(METADATA_KEY, None)
@@ -100,6 +108,18 @@ class PrepareProbes(NbGraderPreprocessor):
             cell.source = injected_source(check.plan(cases, token))
         return nb, resources
 
+    def submission_seed(self, nb, info) -> int:
+        """The seed of this submission's inputs (``grader.seeds``); the notebook is as sanitized."""
+        secret = course_secret(Course(Path(self._course_root())).state_dir)
+        return submission_seed(secret, info["student"], info["assignment"], info["notebook"], notebook_fingerprint(nb))
+
+    def _course_root(self) -> str:
+        # The converter running this preprocessor (exporter -> converter) knows the course root;
+        # standalone, nbgrader's own rule applies (CourseDirectory.root from config, else the cwd).
+        converter = getattr(self.parent, "parent", None)
+        coursedir = getattr(converter, "coursedir", None)
+        return coursedir.root if coursedir is not None else CourseDirectory(config=self.config).root
+
 
 def probe_cells_from_gradebook(db_url, notebook_id, assignment_id) -> dict[str, tuple[str, float]]:
     """grade_id -> (instructor source, points) of every test cell of the notebook holding a probe line."""
@@ -118,16 +138,35 @@ class DecideVerdicts(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         verdicts = resources.setdefault("verdicts", {})
+        stubs = released_stubs(nb)
         for cell in nb.cells:
             record = cell.metadata.pop(METADATA_KEY, None)
             if record is None:
                 continue
             points = float(cell.metadata["nbgrader"].get("points", 0))
-            verdict = judge_cell(cell.outputs, record)
+            verdict = mark_not_attempted(judge_cell(cell.outputs, record), stubs)
             verdicts[cell.metadata["nbgrader"]["grade_id"]] = verdict
             cell.outputs = verdict_outputs(verdict, points)
             cell.source = record["source"]
         return nb, resources
+
+
+def released_stubs(nb) -> set[str]:
+    """grade_ids of the solution cells whose run ended in NotImplementedError: still the released stub.
+
+    By the course's convention a solution cell's grade_id is the name of what it defines.
+    """
+    return {cell.metadata["nbgrader"].get("grade_id") for cell in nb.cells
+            if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")
+            and any(o.get("output_type") == "error" and o.get("ename") == "NotImplementedError"
+                    for o in cell.get("outputs", []))}
+
+
+def mark_not_attempted(verdict: Verdict, stubs: set[str]) -> Verdict:
+    """``verdict``, or "not attempted yet" when its item is undefined because its cell is still the stub."""
+    if verdict.stage == NOT_DEFINED and verdict.check in stubs:
+        return Verdict(verdict.check, 0.0, [], stage=NOT_ATTEMPTED, problem=not_attempted_problem(verdict.check))
+    return verdict
 
 
 def judge_cell(outputs, record) -> Verdict:
@@ -157,11 +196,22 @@ def judge_cell(outputs, record) -> Verdict:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read your function's output ({exc}).")
 
 
+# What a cell error raised by the grading machinery means, for a student.
+_CELL_ERRORS = {
+    "DeadKernelError": "the kernel stopped (a cell crashed it, exited or used too much memory)",
+    "CellTimeoutError": "it ran longer than the time limit (a loop that never ends?)",
+    "TimeoutError": "it ran longer than the time limit (a loop that never ends?)",
+    "CellExecutionError": "an error stopped it",
+}
+
+
 def _missing_report_reason(outputs, name: str) -> str:
     for output in outputs:
         if output.get("output_type") == "error":
-            return (f"the test of `{name}` did not finish: {output.get('ename')}: {output.get('evalue', '')}"[:600]
-                    + " — an earlier cell may have crashed the kernel, looped for ever, or changed how cells run.")
+            ename = output.get("ename") or ""
+            why = _CELL_ERRORS.get(ename, f"your code raised {ename}: {output.get('evalue', '')}"[:300])
+            return (f"the test of `{name}` did not finish: {why}. An earlier cell may have crashed the kernel, "
+                    "looped for ever, or changed how cells run.")
     return (f"the test of `{name}` reported nothing; code in your notebook may have changed how cells run "
             "or what they display.")
 
@@ -229,7 +279,8 @@ def verdict_outputs(verdict: Verdict, points: float) -> list[NotebookNode]:
     """Outputs that make nbgrader score ``points * verdict.fraction`` and show why.
 
     nbgrader reads a test cell as: an error output -> 0; an execute_result holding a number -> that
-    many points; otherwise full points. Feedback text goes in a stdout stream before the number.
+    many points; otherwise full points. The verdict text goes in a display before them; the feedback
+    page (``grader.feedback``) shows that text and the score, and hides the number and the error.
     """
     text = verdict.explain()
     if verdict.passed:
@@ -237,8 +288,8 @@ def verdict_outputs(verdict: Verdict, points: float) -> list[NotebookNode]:
     earned = round(points * verdict.fraction, 2)
     if earned <= 0:
         return [_feedback_display(f"✗ {text}\n", verdict),
-                from_dict({"output_type": "error", "ename": "CheckFailed", "evalue": text.splitlines()[0],
-                           "traceback": ["CheckFailed: no points for this test (see above)."]})]
+                from_dict({"output_type": "error", "ename": NO_POINTS, "evalue": text.splitlines()[0],
+                           "traceback": [f"{NO_POINTS}: see the explanation above."]})]
     return [
         _feedback_display(f"✗ {text}\nPartial credit: {earned:g} of {points:g} points.\n", verdict),
         from_dict({"output_type": "execute_result", "execution_count": None, "metadata": {},

@@ -64,6 +64,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from grader.course import REPO_ROOT, Course, create_course, notebook_name
 from grader.release import generate_release
+from grader.submissions import grade_id, is_solution_cell, model_answers, write_submission
 
 ATTACKS_DIR = Path(__file__).with_name("attacks")
 TOOLKIT = ATTACKS_DIR / "forge.py"
@@ -140,24 +141,6 @@ def load_attacks(folder: Path = ATTACKS_DIR) -> list[Attack]:
 
 # ---- building submissions -------------------------------------------------------------------
 
-_SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
-
-
-def grade_id(cell: NotebookNode) -> str | None:
-    return cell.metadata.get("nbgrader", {}).get("grade_id")
-
-
-def _is_solution(cell: NotebookNode) -> bool:
-    return bool(cell.metadata.get("nbgrader", {}).get("solution"))
-
-
-def model_answers(source: NotebookNode) -> dict[str, str]:
-    """grade_id -> the code of every solution cell of the instructor's notebook, markers removed."""
-    return {grade_id(cell): "\n".join(line for line in cell.source.splitlines()
-                                      if line.strip() not in _SOLUTION_MARKERS)
-            for cell in source.cells if _is_solution(cell)}
-
-
 def _substitute(value, values: dict[str, str]):
     if isinstance(value, str):
         return string.Template(value).substitute(values)
@@ -219,7 +202,7 @@ def submission_notebook(attack: Attack, release: NotebookNode, source: NotebookN
         answers[TARGET] = _substitute(attack.solution, values)
     nb = copy.deepcopy(release)
     for cell in nb.cells:
-        if _is_solution(cell):
+        if is_solution_cell(cell):
             cell.source = answers[grade_id(cell)]
     added = ([TOOLKIT.read_text(encoding="utf-8")] if attack.toolkit else []) + \
         _substitute(list(attack.cells), values)
@@ -234,12 +217,10 @@ def hand_in(course: Course, student: str, attack: Attack, values: dict[str, str]
             release: NotebookNode, source: NotebookNode) -> None:
     """Write ``attack`` as ``student``'s submission folder in ``course`` (release and source: the
     assignment's student and instructor notebooks; values: the placeholders' values)."""
-    path = course.submitted_notebook(student, ASSIGNMENT)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if attack.raw is not None:
-        path.write_text(attack.raw, encoding="utf-8")
+        write_submission(course, student, ASSIGNMENT, attack.raw.encode("utf-8"))
         return
-    nbformat.write(submission_notebook(attack, release, source, values), path)
+    path = write_submission(course, student, ASSIGNMENT, submission_notebook(attack, release, source, values))
     for relative, text in _substitute(attack.files, values).items():
         (path.parent / relative).parent.mkdir(parents=True, exist_ok=True)
         (path.parent / relative).write_text(text, encoding="utf-8")

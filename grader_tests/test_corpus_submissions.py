@@ -5,17 +5,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from grader.submissions import (
-    CorpusError,
-    ExpectedRow,
-    Submission,
-    build_notebook,
-    expected_outcome,
-    hand_in,
-    load_expected,
-    model_answer,
-    parse_submission,
-)
+from corpus_expected import ExpectedRow, expected_outcome, load_expected
+from grader.submissions import CorpusError, Submission, build_notebook, hand_in, model_answer, parse_submission
 
 
 def _cell(source: str, grade_id: str, *, solution: bool = False, points: float | None = None):

@@ -10,17 +10,8 @@ from grader.checks import get_check
 from grader.checks.api import STAGES
 from grader.course import ASSIGNMENTS, REPO_ROOT
 from grader.simulated_class import ROSTER, simulated_class
-from grader.submissions import (
-    EVERY_OTHER_CELL,
-    FULL_POINTS,
-    UNGRADABLE,
-    build_notebook,
-    checks_of_test_cells,
-    expected_outcome,
-    load_corpus,
-    load_expected,
-    points_of_test_cells,
-)
+from corpus_expected import EVERY_OTHER_CELL, FULL_POINTS, UNGRADABLE, expected_outcome, load_expected
+from grader.submissions import build_notebook, checks_of_test_cells, load_corpus, points_of_test_cells
 
 # What the corpus must show, as (check, misconception named in the feedback).
 REQUIRED_MISCONCEPTIONS = {

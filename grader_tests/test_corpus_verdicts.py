@@ -22,17 +22,9 @@ from nbgrader.utils import determine_grade
 from grader import kernel_probe
 from grader.checks import get_check
 from grader.course import ASSIGNMENTS
-from grader.submissions import (
-    build_notebook,
-    checks_of_test_cells,
-    expected_outcome,
-    grade_id,
-    is_solution_cell,
-    load_corpus,
-    load_expected,
-    points_of_test_cells,
-)
-from grader.verdicts import judge_cell, verdict_outputs
+from corpus_expected import expected_outcome, load_expected
+from grader.submissions import build_notebook, checks_of_test_cells, grade_id, is_solution_cell, load_corpus, points_of_test_cells
+from grader.verdicts import judge_cell, mark_not_attempted, verdict_outputs
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # the notebooks' setup cell imports pyplot
 
@@ -40,9 +32,16 @@ SEEDS = (7, 2024, 987654321)
 RUNNABLE = [s for s in load_corpus() if not s.unreadable and not s.sandbox_only]
 
 
+NOT_ATTEMPTED_CELLS = "__not_attempted_cells__"
+
+
 def run_setup_and_solution_cells(notebook) -> dict:
-    """The namespace after running the notebook's setup and solution cells, errors skipped like a kernel's."""
-    namespace: dict = {"__name__": "__main__"}
+    """The namespace after running the notebook's setup and solution cells, errors skipped like a kernel's.
+
+    The grade_ids of the solution cells that raised NotImplementedError (the released stub) are kept
+    under NOT_ATTEMPTED_CELLS, as the kernel's error outputs tell the grader.
+    """
+    namespace: dict = {"__name__": "__main__", NOT_ATTEMPTED_CELLS: set()}
     for cell in notebook.cells:
         if cell.cell_type != "code" or not (is_solution_cell(cell) or grade_id(cell) == "setup"):
             continue
@@ -51,6 +50,8 @@ def run_setup_and_solution_cells(notebook) -> dict:
             warnings.simplefilter("ignore")
             try:
                 exec(compile(cell.source, f"<cell {grade_id(cell)}>", "exec"), namespace)
+            except NotImplementedError:
+                namespace[NOT_ATTEMPTED_CELLS].add(grade_id(cell))
             except Exception:  # the student's error: later cells still run, as under nbgrader
                 pass
     return namespace
@@ -66,7 +67,7 @@ def judge_in_process(namespace: dict, check_name: str, seed: int):
     outputs = [{"output_type": "display_data",
                 "data": {kernel_probe.PROBE_MIME: json.dumps(report, allow_nan=False)}}]
     record = {"check": check.name, "token": token, "cases": [c.to_wire() for c in cases], "source": ""}
-    return judge_cell(outputs, record)
+    return mark_not_attempted(judge_cell(outputs, record), namespace.get(NOT_ATTEMPTED_CELLS, set()))
 
 
 def nbgrader_score(verdict, points: float, cell_id: str) -> float:

@@ -30,16 +30,8 @@ from nbgrader.api import Gradebook
 
 from grader.course import ASSIGNMENTS, Course
 from grader.parallel import grade_class
-from grader.submissions import (
-    UNGRADABLE,
-    Expected,
-    checks_of_test_cells,
-    expected_outcome,
-    hand_in,
-    load_corpus,
-    load_expected,
-    points_of_test_cells,
-)
+from corpus_expected import UNGRADABLE, Expected, expected_outcome, load_expected
+from grader.submissions import checks_of_test_cells, hand_in, load_corpus, points_of_test_cells
 from grader.ungradable import ungradable_reason
 from grader.verdicts import verdict_records
 

@@ -68,9 +68,16 @@ def test_missing_report_scores_zero():
     assert verdict.fraction == 0.0 and verdict.stage == NO_REPORT
 
 
-def test_missing_report_names_the_error_of_the_cell():
+def test_missing_report_says_in_plain_words_why_the_cell_did_not_finish():
     error = from_dict({"output_type": "error", "ename": "DeadKernelError", "evalue": "Kernel died", "traceback": []})
-    assert "DeadKernelError" in judge_cell([error], record_for()).problem
+    problem = judge_cell([error], record_for()).problem
+    assert "the kernel stopped" in problem and "DeadKernelError" not in problem
+
+
+def test_missing_report_names_the_students_own_error():
+    error = from_dict({"output_type": "error", "ename": "ZeroDivisionError", "evalue": "division by zero",
+                       "traceback": []})
+    assert "ZeroDivisionError: division by zero" in judge_cell([error], record_for()).problem
 
 
 def test_duplicated_report_scores_zero_even_when_both_are_correct():

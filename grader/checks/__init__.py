@@ -1,8 +1,10 @@
 """Every hidden check of the course, by the name of the student API item it grades.
 
 Each assignment has one module here (``variance``, ``softmax``, ``readout``, ``attention``) with a
-list ``CHECKS`` of :class:`grader.checks.api.Check`. Only the grading process imports this package;
-the student's kernel never sees it.
+list ``CHECKS`` of :class:`grader.checks.api.Check`, all in the layout of ``grader.checks.common``
+(its shared helpers and how a check is written); the known wrong answers they name are the registry
+``grader.checks.misconceptions``. Only the grading process imports this package; the student's
+kernel never sees it.
 """
 from __future__ import annotations
 

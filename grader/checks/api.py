@@ -22,6 +22,7 @@ from grader import kernel_probe
 
 # The escalation order of what can be wrong with one case, most basic first.
 NO_REPORT = "no report"  # the cell never reported (crash, timeout, tampering): decided by grader.verdicts
+NOT_ATTEMPTED = "not attempted yet"  # the released stub, still raising NotImplementedError
 NOT_DEFINED = "not defined"
 RAISED = "raised an error"
 WRONG_TYPE = "wrong type"
@@ -29,7 +30,17 @@ WRONG_SHAPE = "wrong shape"
 NOT_FINITE = "not finite"
 INACCURATE = "inaccurate"
 MISSED_BAD_INPUT = "accepted bad input"
-STAGES = (NO_REPORT, NOT_DEFINED, RAISED, WRONG_TYPE, WRONG_SHAPE, NOT_FINITE, MISSED_BAD_INPUT, INACCURATE)
+STAGES = (NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, RAISED, WRONG_TYPE, WRONG_SHAPE, NOT_FINITE, MISSED_BAD_INPUT,
+          INACCURATE)
+
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    """'1 value', '3 values' (``plural_form`` for irregular nouns)."""
+    return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
+
+
+#: Default tolerances of ``numpy.allclose`` for exact (non-random) answers.
+EXACT_RTOL = 1e-6
+EXACT_ATOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -166,7 +177,7 @@ class Verdict:
         passed = sum(c.passed for c in self.cases)
         lines = []
         if self.cases:
-            lines.append(f"{self.check}: {passed} of {len(self.cases)} hidden checks passed.")
+            lines.append(f"{self.check}: {passed} of {plural(len(self.cases), 'hidden test case')} passed.")
         else:
             lines.append(f"{self.check}: {'passed' if self.passed else 'not passed'}.")
         if self.problem:
@@ -190,16 +201,19 @@ class Check:
     judge: optional ``judge(case, value) -> None | (stage, detail)`` replacing the comparison with
         the reference output, for stochastic functions (statistical bounds) and free-form answers.
     lesson: the section to reread when the check fails without a named misconception.
+    output_names: for a function returning a tuple, what each item means ("the mean", "the variance"),
+        so that feedback names outputs by meaning.
     """
 
     name: str
     reference: Any
     cases: Callable[[np.random.Generator], Sequence[Case]] | None = None
-    rtol: float = 1e-6
-    atol: float = 1e-9
+    rtol: float = EXACT_RTOL
+    atol: float = EXACT_ATOL
     misconceptions: Sequence[Misconception] = ()
     judge: Judge | None = None
     lesson: str = ""
+    output_names: Sequence[str] = ()
 
     @property
     def kind(self) -> str:
@@ -226,8 +240,9 @@ class Check:
     def decide(self, cases: Sequence[Case], report: Mapping) -> Verdict:
         """Judge a kernel report (already checked to be well-formed) against the reference."""
         if report.get("undefined"):
-            return Verdict(self.name, 0.0, [], stage=NOT_DEFINED, problem=f"{NOT_DEFINED}: `{self.name}` does "
-                           "not exist after running your notebook; run the cell that defines it and check the name.")
+            return Verdict(self.name, 0.0, [], stage=NOT_DEFINED, problem=f"{NOT_DEFINED}: there is no `{self.name}` "
+                           "after running your notebook; check that its cell runs without an error and that the "
+                           "name is spelled as in the question.")
         if "not_callable" in report:
             got = report["not_callable"]["t"]
             return Verdict(self.name, 0.0, [], stage=WRONG_TYPE, problem=f"{WRONG_TYPE}: `{self.name}` should "
@@ -236,6 +251,8 @@ class Check:
             verdict = self._judge_value(report["value"])
             return self._with_misconception(verdict, [(None, report["value"])])
         results = report["results"]
+        if results and all(outcome.get("raised") == "NotImplementedError" for outcome in results):
+            return Verdict(self.name, 0.0, [], stage=NOT_ATTEMPTED, problem=not_attempted_problem(self.name))
         verdicts = [self._judge_case(case, outcome) for case, outcome in zip(cases, results)]
         total = sum(v.weight for v in verdicts) or 1.0
         fraction = sum(v.weight for v in verdicts if v.passed) / total
@@ -255,7 +272,8 @@ class Check:
         if self.judge is not None:
             outcome = self.judge(None, _decode_output(wire))
         else:
-            outcome = compare_answer(self.reference, wire, self.rtol, self.atol)
+            outcome = compare_answer(self.reference, wire, self.rtol, self.atol, f"the value of `{self.name}`",
+                                     self.output_names)
         if outcome is None:
             return Verdict(self.name, 1.0, [])
         stage, detail = outcome
@@ -278,9 +296,10 @@ class Check:
         if self.judge is not None:
             value = _decode_output(outcome["ok"])
             result = self.judge(case, value) if not isinstance(value, _Opaque) else \
-                (WRONG_TYPE, f"your function returned a {value.type_name}, not numbers.")
+                (WRONG_TYPE, f"the value you returned should be numbers, but it is a {value.type_name}.")
         else:
-            result = compare_answer(case.call(self.reference), outcome["ok"], self.rtol, self.atol)
+            result = compare_answer(case.call(self.reference), outcome["ok"], self.rtol, self.atol,
+                                    names=self.output_names)
         if result is None:
             return CaseVerdict(case.label, case.weight, None)
         return CaseVerdict(case.label, case.weight, *result)
@@ -297,6 +316,12 @@ class Check:
         if self.lesson and verdict.problem:
             verdict.problem += f" (reread {self.lesson})"
         return verdict
+
+
+def not_attempted_problem(name: str) -> str:
+    """The first problem of an API item whose solution cell is still the released stub."""
+    return (f"{NOT_ATTEMPTED}: `{name}` still raises NotImplementedError, as released. Replace that line "
+            "with your code and run the cell.")
 
 
 def _matches_variant(variant, case: Case | None, wire, check: Check) -> bool:
@@ -331,66 +356,80 @@ def _describe(wire) -> str:
     if kind == "ndarray":
         return f"an array of shape {tuple(wire['shape'])} ({wire['dtype']})"
     if kind in ("tuple", "list"):
-        return f"a {kind} of {len(wire['items'])} items"
+        return f"a {kind} of {plural(len(wire['items']), 'item')}"
     if kind == "NoneType":
-        return "None (did you forget `return`?)"
+        return "None (is a `return` missing?)"
     return f"a {kind}"
 
 
-def compare_answer(expected, wire, rtol: float, atol: float):
-    """None when ``wire`` (the student's encoded output) matches ``expected``; else (stage, detail)."""
+def compare_answer(expected, wire, rtol: float, atol: float, what: str = "the value you returned",
+                   names: Sequence[str] = ()):
+    """None when ``wire`` (the student's encoded output) matches ``expected``; else (stage, detail).
+
+    what: how the detail names the output for the student ("the variance you returned"); names:
+    what each item of an expected tuple means ("the mean", "the variance"). The detail describes
+    the student's output and never states an expected value.
+    """
     kind = wire["t"]
     if isinstance(expected, tuple):
         if kind not in ("tuple", "list") or len(wire["items"]) != len(expected):
-            return WRONG_TYPE, f"expected a tuple of {len(expected)} items, got {_describe(wire)}."
+            return WRONG_TYPE, (f"{what} should be a tuple of {plural(len(expected), 'item')}, "
+                                f"but it is {_describe(wire)}.")
         for i, (exp, item) in enumerate(zip(expected, wire["items"])):
-            result = compare_answer(exp, item, rtol, atol)
+            name = f"{names[i]} you returned" if i < len(names) else f"item {i + 1} of the tuple you returned"
+            result = compare_answer(exp, item, rtol, atol, name)
             if result is not None:
-                return result[0], f"item {i} of the tuple: {result[1]}"
+                return result
         return None
     if isinstance(expected, dict):
         if kind != "dict":
-            return WRONG_TYPE, f"expected a dict with keys {sorted(expected)}, got {_describe(wire)}."
-        missing = sorted(set(expected) - set(wire["items"]))
+            return WRONG_TYPE, (f"{what} should be a dict with the keys {', '.join(map(str, expected))}, "
+                                f"but it is {_describe(wire)}.")
+        missing = [key for key in expected if key not in wire["items"]]
         if missing:
-            return WRONG_TYPE, f"the dict has no key(s) {missing}."
+            return WRONG_TYPE, f"{what} has no {'key' if len(missing) == 1 else 'keys'} {', '.join(missing)}."
         for key in expected:
-            result = compare_answer(expected[key], wire["items"][key], rtol, atol)
+            result = compare_answer(expected[key], wire["items"][key], rtol, atol, f"the entry {key!r} of {what}")
             if result is not None:
-                return result[0], f"entry {key!r}: {result[1]}"
+                return result
         return None
     if isinstance(expected, str):
         if kind != "str":
-            return WRONG_TYPE, f"expected a string, got {_describe(wire)}."
+            return WRONG_TYPE, f"{what} should be a string (one letter), but it is {_describe(wire)}."
         if wire["v"].strip().upper() != expected.strip().upper():
-            return INACCURATE, "this is not the right choice."
+            return INACCURATE, f"{what} is not the right choice."
         return None
     if "repr" in wire or kind in ("str", "NoneType", "dict"):
-        return WRONG_TYPE, f"expected numbers, got {_describe(wire)}."
+        return WRONG_TYPE, f"{what} should be numbers, but it is {_describe(wire)}."
     got = _as_numbers(wire)
     if got is None:
-        return WRONG_TYPE, f"expected numbers, got {_describe(wire)}."
+        return WRONG_TYPE, f"{what} should be numbers, but it is {_describe(wire)}."
     expected_array = np.asarray(expected)
     if expected_array.ndim == 0:
         if got.size != 1 or got.ndim > 1 or (got.ndim == 1 and kind != "ndarray"):
-            return WRONG_TYPE, f"expected a single number, got {_describe(wire)}."
+            return WRONG_TYPE, f"{what} should be a single number, but it is {_describe(wire)}."
         got = got.reshape(())
     elif got.shape != expected_array.shape:
-        return WRONG_SHAPE, f"expected shape {expected_array.shape}, got {got.shape}."
+        return WRONG_SHAPE, f"{what} has shape {got.shape}, which is not the shape the contract asks for here."
     if expected_array.dtype == bool:
         if got.dtype != bool:
-            return WRONG_TYPE, f"expected a boolean array, got dtype {got.dtype}."
-        if not np.array_equal(got, expected_array):
-            return INACCURATE, f"{int(np.sum(got != expected_array))} entries differ from the correct ones."
+            return WRONG_TYPE, f"{what} should be a boolean array (True/False), but its dtype is {got.dtype}."
+        wrong = int(np.sum(got != expected_array))
+        if wrong:
+            return INACCURATE, (f"{plural(wrong, 'entry', 'entries')} of the {got.size} in {what} "
+                                f"{'is' if wrong == 1 else 'are'} wrong.")
         return None
     got = got.astype(np.float64)
     expected_array = expected_array.astype(np.float64)
     if not np.all(np.isfinite(got)[np.isfinite(expected_array)]):
-        return NOT_FINITE, "your output contains nan or inf where a finite number is expected."
+        return NOT_FINITE, f"{what} contains nan or inf where a finite number is expected."
     if not np.allclose(got, expected_array, rtol=rtol, atol=atol, equal_nan=True):
+        tolerance = f"(relative tolerance {rtol:g}, absolute {atol:g})"
+        if got.size == 1:
+            return INACCURATE, f"{what} is not within the tolerance {tolerance}."
         bad = int(np.sum(~np.isclose(got, expected_array, rtol=rtol, atol=atol, equal_nan=True)))
-        where = "the value is" if got.size == 1 else f"{bad} of {got.size} values are"
-        return INACCURATE, f"{where} not within the tolerance (rtol={rtol:g}, atol={atol:g})."
+        return INACCURATE, (f"{plural(bad, 'value')} of the {got.size} in {what} "
+                            f"{'is' if bad == 1 else 'are'} not within the tolerance {tolerance}.")
     return None
 
 

@@ -1,63 +1,17 @@
-"""Hidden checks of assignment 04_attention: scaled dot-product and multi-head attention (AM13, Blog).
+"""Hidden checks of assignment 04_attention (``attention.ipynb``; AM13, Blog "三件事", course extensions).
 
-One :class:`Check` per item of the student API. Attention cases cover batches (leading axes),
-masks (causal, broadcast padding, a fully masked row), large scores, d_k = 1 and float32 input;
-``projected_score_variance`` is stochastic, so a custom judge compares it with the theory
-d_k·(d_model·init_std²)² within statistical bounds derived below.
+Layout and shared helpers: ``grader.checks.common``. Attention cases cover batches (leading
+axes), masks (causal, broadcast padding, a fully masked row), large scores, d_k = 1 and float32
+input; ``projected_score_variance`` is stochastic, so its judge compares it with the theory
+d_k·(d_model·init_std²)² within the statistical band derived below.
 """
 from __future__ import annotations
 
 import numpy as np
 
 import solutions
-from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Case, Check, Misconception, RngSeed
-from solutions.misconceptions import (
-    attention_divided_by_d_k,
-    attention_unscaled,
-    causal_mask_strictly_lower,
-    multi_head_attention_scaled_by_d_model,
-)
-
-# ---- wrong variants not in solutions.misconceptions (same signatures as the API functions) ----
-# Like a student making the mistake, they check nothing beyond what numpy itself refuses.
-
-
-def attention_fully_masked_row_uniform(Q, K, V, mask=None):
-    """Masked scores replaced by a large negative number, so a fully masked row gets uniform weights."""
-    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
-    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # [..., n_q, n_k]
-    if mask is not None:
-        scores = np.where(mask, scores, -1e9)
-    weights = solutions.softmax(scores)
-    return weights @ V, weights
-
-
-def attention_masked_after_softmax(Q, K, V, mask=None):
-    """The mask applied to the weights after softmax, without renormalising the allowed ones."""
-    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
-    weights = solutions.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))  # [..., n_q, n_k]
-    if mask is not None:
-        weights = np.where(mask, weights, 0.0)
-    return weights @ V, weights
-
-
-def causal_mask_upper(n):
-    """True on and above the diagonal: each position attends to the future instead of the past."""
-    return np.triu(np.ones((int(n), int(n)), dtype=bool))
-
-
-def multi_head_attention_unscaled(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
-    """Multi-head attention whose heads use raw scores, not divided by sqrt(d_head)."""
-    d_model = np.shape(X)[-1]
-    # Growing W_q by sqrt(d_head) cancels the division by sqrt(d_head).
-    W_q = np.asarray(W_q, dtype=np.float64) * np.sqrt(d_model // int(n_heads))
-    return solutions.multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=mask)
-
-
-def multi_head_attention_without_output_projection(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
-    """The concatenated heads returned as they are, without multiplying by W_o."""
-    d_model = np.shape(X)[-1]
-    return solutions.multi_head_attention(X, W_q, W_k, W_v, np.eye(d_model), n_heads, mask=mask)
+from grader.checks.api import INACCURATE, Case
+from grader.checks.common import STANDARD_ERRORS, function_check, judge_estimate, seed_input, value_check
 
 
 # ---- cases ------------------------------------------------------------------------------------
@@ -146,10 +100,6 @@ def _mha_cases(rng: np.random.Generator) -> list[Case]:
 
 # ---- projected_score_variance: a statistical judge ---------------------------------------------
 
-#: Standard errors of slack around the theory (above 5 because the estimate is skewed, see below).
-VARIANCE_Z = 6.0
-
-
 def variance_estimate_sd(d_model: int, d_k: int, init_std: float, n_samples: int) -> float:
     """Standard deviation of a correct n_samples estimate of Var(s), s = (x W_q)·(x' W_k).
 
@@ -175,31 +125,15 @@ def variance_estimate_sd(d_model: int, d_k: int, init_std: float, n_samples: int
     return float(np.sqrt(max(var_a, var_b)))
 
 
-def _is_real_scalar(value) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-
 
 def judge_projected_score_variance(case: Case, value):
-    """None when ``value`` is within VARIANCE_Z standard deviations of the theory; else (stage, detail).
-
-    The estimate is a mean of squares, skewed to the right (most of all through the weights of
-    design B), so 6 rather than 5 standard deviations keep a correct answer's rejection rate
-    below about 1e-5 for the case sizes used here.
-    """
-    if not _is_real_scalar(value):
-        return WRONG_TYPE, f"expected the variance as one float, got a {type(value).__name__}."
-    estimate = float(value)
-    if not np.isfinite(estimate):
-        return NOT_FINITE, "your variance is nan or inf."
-    if estimate < 0:
-        return INACCURATE, "a variance is never negative."
+    """None when ``value`` is within STANDARD_ERRORS standard deviations of the theory; else (stage, detail)."""
     d_model, d_k, init_std, n_samples = case.args[:4]
     theory = solutions.projected_score_variance_theory(d_model, d_k, init_std)
     sd = variance_estimate_sd(d_model, d_k, init_std, n_samples)
-    if abs(estimate - theory) <= VARIANCE_Z * sd + 1e-12 * max(theory, 1.0):  # + rounding, for init_std = 0
-        return None
-    detail = (f"your variance is further from what theory predicts than {VARIANCE_Z:g} standard errors "
-              f"of a {n_samples}-sample estimate allow.")
+    problem = judge_estimate(value, theory, sd, "the variance you returned", n_samples, "samples", minimum=0.0)
+    if problem is None or problem[0] != INACCURATE or float(value) < 0:
+        return problem
     squared_std = float(init_std) ** 2
     alternatives = (
         ("scores divided by sqrt(d_k); this function measures the unscaled scores", theory / d_k, sd / d_k),
@@ -208,95 +142,32 @@ def judge_projected_score_variance(case: Case, value):
          variance_estimate_sd(d_model, d_k, squared_std, n_samples)),
     )
     for description, alternative, alternative_sd in alternatives:
-        if alternative != theory and abs(estimate - alternative) <= VARIANCE_Z * alternative_sd:
-            return INACCURATE, f"{detail} It is consistent with {description}."
-    return INACCURATE, detail
+        if alternative != theory and abs(float(value) - alternative) <= STANDARD_ERRORS * alternative_sd:
+            return INACCURATE, f"{problem[1]} It is consistent with {description}."
+    return problem
 
 
 def _variance_cases(rng: np.random.Generator) -> list[Case]:
-    def seed() -> RngSeed:
-        return RngSeed(int(rng.integers(2**31)))
-
     d_model = int(rng.choice([48, 64]))
     init_std = round(float(rng.uniform(0.5, 2.0)) / np.sqrt(d_model), 4)
     return [
         Case(f"d_model = {d_model}, d_k = 16, init_std = {init_std}, 2000 samples",
-             (d_model, 16, init_std, 2000, seed())),
+             (d_model, 16, init_std, 2000, seed_input(rng))),
         Case("d_model = 64, d_k = 16, init_std = 1 (unscaled initialisation), 2000 samples",
-             (64, 16, 1.0, 2000, seed())),
-        Case("d_k = 1, d_model = 512, init_std = 0.05, 2000 samples", (512, 1, 0.05, 2000, seed())),
-        Case("init_std = 0 (all weights zero), 100 samples", (16, 4, 0.0, 100, seed())),
-        Case("d_k = 0", (16, 0, 0.25, 100, seed()), weight=0.5, raises="ValueError"),
+             (64, 16, 1.0, 2000, seed_input(rng))),
+        Case("d_k = 1, d_model = 512, init_std = 0.05, 2000 samples", (512, 1, 0.05, 2000, seed_input(rng))),
+        Case("init_std = 0 (all weights zero), 100 samples", (16, 4, 0.0, 100, seed_input(rng))),
+        Case("d_k = 0", (16, 0, 0.25, 100, seed_input(rng)), weight=0.5, raises="ValueError"),
     ]
 
 
 # ---- the checks -------------------------------------------------------------------------------
 
 CHECKS = [
-    Check(
-        name="scaled_dot_product_attention",
-        reference=solutions.scaled_dot_product_attention,
-        cases=_attention_cases,
-        lesson="AM13",
-        misconceptions=[
-            Misconception("divided by d_k", "your weights equal softmax(Q Kᵀ / d_k): dividing by d_k shrinks the "
-                          "score σ to 1/√d_k instead of 1, so the weights come out too flat", "L3 §5",
-                          attention_divided_by_d_k),
-            Misconception("no scaling", "your weights equal softmax(Q Kᵀ): unscaled scores have σ = √d_k, so "
-                          "the softmax saturates onto one key", "L3 §5", attention_unscaled),
-            Misconception("fully masked row made uniform", "your fully masked row gets uniform weights: filling "
-                          "masked scores with a large negative number lets a row with no allowed key attend to "
-                          "all of them, where the contract asks for zero weights and a zero output", "AM13",
-                          attention_fully_masked_row_uniform),
-            Misconception("masked after softmax", "your masked weights were zeroed after softmax without "
-                          "renormalising, so each row's allowed weights no longer sum to one", "AM13",
-                          attention_masked_after_softmax),
-        ],
-    ),
-    Check(
-        name="causal_mask",
-        reference=solutions.causal_mask,
-        cases=_causal_mask_cases,
-        lesson="AM13",
-        misconceptions=[
-            Misconception("off by one", "your mask is False on the diagonal: a causal mask lets each position "
-                          "attend to itself as well as to the earlier ones", "AM13", causal_mask_strictly_lower),
-            Misconception("future instead of past", "your mask is True above the diagonal, letting each "
-                          "position attend to later positions and hiding the earlier ones", "AM13",
-                          causal_mask_upper),
-        ],
-    ),
-    Check(
-        name="multi_head_attention",
-        reference=solutions.multi_head_attention,
-        cases=_mha_cases,
-        lesson="AM13",
-        misconceptions=[
-            Misconception("heads scaled by sqrt(d_model)", "your heads divide their scores by √d_model instead "
-                          "of their own √d_head, which shrinks each head's score σ below 1 and flattens its "
-                          "weights", "AM13", multi_head_attention_scaled_by_d_model),
-            Misconception("heads not scaled", "your heads use raw scores, not divided by √d_head, so their "
-                          "softmax saturates as d_head grows", "L3 §5", multi_head_attention_unscaled),
-            Misconception("no output projection", "your output is the concatenated heads without the final "
-                          "multiplication by W_o", "AM13", multi_head_attention_without_output_projection),
-        ],
-    ),
-    Check(
-        name="projected_score_variance",
-        reference=solutions.projected_score_variance,
-        cases=_variance_cases,
-        judge=judge_projected_score_variance,
-        lesson="Blog",
-    ),
-    Check(
-        name="answer_init_std",
-        reference=solutions.answer_init_std,
-        lesson="Blog",
-        misconceptions=[
-            Misconception("variance instead of standard deviation", "1/512 is the weight variance init_std²; "
-                          "the question asks for the standard deviation, its square root", "Blog", 1.0 / 512),
-            Misconception("normalised by d_k", "1/√64 normalises by d_k, but each projected component sums "
-                          "d_model = 512 products, so it is d_model that sets init_std", "Blog", 0.125),
-        ],
-    ),
+    function_check("scaled_dot_product_attention", _attention_cases, "AM13",
+                   output_names=("the output", "the weights")),
+    function_check("causal_mask", _causal_mask_cases, "AM13"),
+    function_check("multi_head_attention", _mha_cases, "AM13", output_names=("the output", "the weights")),
+    function_check("projected_score_variance", _variance_cases, "Blog", judge=judge_projected_score_variance),
+    value_check("answer_init_std", "Blog"),
 ]

@@ -1,9 +1,9 @@
-"""Hidden checks of assignment 03_readout: exponentials stretch ratios, softmax allocates (AR07, AM12, AM13).
+"""Hidden checks of assignment 03_readout (``readout.ipynb``; AR07/b0–b2, AM12, AM13).
 
-One :class:`Check` per item of the student API. Inputs are drawn per grading run; each function
-check covers the edge cases its contract names (large β, batches, d = 1, float32 input, invalid
-input that must raise ``ValueError``). ``retrieval_accuracy`` is stochastic, so a custom judge
-compares the student's rate with the reference accuracy within statistical bounds.
+Layout and shared helpers: ``grader.checks.common``. Each function check covers the edge cases its
+contract names (large β, batches, d = 1, float32 input, invalid input that must raise
+``ValueError``). ``retrieval_accuracy`` is stochastic, so its judge compares the student's rate with
+the reference accuracy within a statistical band.
 """
 from __future__ import annotations
 
@@ -13,70 +13,8 @@ from functools import lru_cache
 import numpy as np
 
 import solutions
-from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Case, Check, Misconception, RngSeed
-from solutions.misconceptions import relative_weight_without_exponent
-
-# ---- wrong variants not in solutions.misconceptions (same signatures as the API functions) ----
-# They check nothing, as a student who makes the mistake usually does not either: a case the
-# student rightly rejects is not a failing case, and a case they wrongly accept then matches.
-
-
-def _floats(*arrays):
-    return (np.asarray(a, dtype=np.float64) for a in arrays)
-
-
-def exp_weights_without_beta(scores, beta):
-    """exp(s): the sharpness β is left out of the exponent."""
-    (scores,) = _floats(scores)
-    return np.exp(scores)
-
-
-def exp_weights_beta_as_temperature(scores, beta):
-    """exp(s / β): β used as a temperature (dividing) instead of a sharpness (multiplying)."""
-    (scores,) = _floats(scores)
-    with np.errstate(all="ignore"):
-        return np.exp(scores / float(beta))
-
-
-def relative_weight_inverted(s_target, s_other, beta):
-    """exp(β(s_target − s_other)): the target relative to the other entry instead of the reverse."""
-    s_target, s_other = _floats(s_target, s_other)
-    return np.exp(float(beta) * (s_target - s_other))
-
-
-def relative_weight_without_beta(s_target, s_other, beta):
-    """exp(s_other − s_target): the sharpness β is left out."""
-    s_target, s_other = _floats(s_target, s_other)
-    return np.exp(s_other - s_target)
-
-
-def normalize_columns(X):
-    """Each column scaled to unit length instead of each row."""
-    (X,) = _floats(X)
-    with np.errstate(all="ignore"):
-        return X / np.linalg.norm(X, axis=0, keepdims=True)
-
-
-def normalize_rows_by_abs_sum(X):
-    """Each row divided by the sum of its absolute entries (L1) instead of its Euclidean length."""
-    (X,) = _floats(X)
-    with np.errstate(all="ignore"):
-        return X / np.abs(X).sum(axis=1, keepdims=True)
-
-
-def softmax_readout_without_beta(K, V, x, beta):
-    """Vᵀ softmax(K x): the sharpness β is left out of the scores."""
-    K, V, x = _floats(K, V, x)
-    weights = solutions.softmax(K @ x)  # [n]
-    return V.T @ weights, weights
-
-
-def softmax_readout_unnormalised(K, V, x, beta):
-    """Vᵀ exp(β K x): the exponentials are used as weights without dividing by their sum."""
-    K, V, x = _floats(K, V, x)
-    with np.errstate(all="ignore"):
-        weights = np.exp(float(beta) * (K @ x))  # [n]
-        return V.T @ weights, weights
+from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Case
+from grader.checks.common import STANDARD_ERRORS, function_check, is_real_scalar, seed_input, value_check
 
 
 # ---- cases ------------------------------------------------------------------------------------
@@ -164,8 +102,6 @@ def _softmax_readout_cases(rng: np.random.Generator) -> list[Case]:
 
 # ---- retrieval_accuracy: a statistical judge ---------------------------------------------------
 
-#: Standard errors of slack around the expected accuracy.
-RETRIEVAL_Z = 5.0
 #: Trials behind each expected accuracy (one reference run per distinct setting, cached).
 RETRIEVAL_REFERENCE_TRIALS = 8000
 
@@ -190,34 +126,32 @@ def retrieval_tolerance(expected: float, n_trials: int) -> float:
     p = min(max(expected, 0.0), 1.0)
     spread = p * (1.0 - p)
     variance = max(spread, 2.0 / n_trials) / n_trials + spread / RETRIEVAL_REFERENCE_TRIALS
-    return RETRIEVAL_Z * float(np.sqrt(variance)) + 3.0 / n_trials
+    return STANDARD_ERRORS * float(np.sqrt(variance)) + 3.0 / n_trials
 
-
-def _is_real_scalar(value) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
 def judge_retrieval_accuracy(case: Case, value):
     """None when ``value`` is a plausible success rate for the case's setting; else (stage, detail)."""
-    if not _is_real_scalar(value):
-        return WRONG_TYPE, f"expected the success rate as one float, got a {type(value).__name__}."
+    if not is_real_scalar(value):
+        return WRONG_TYPE, (f"the success rate should be one number (a float), but your function returned "
+                            f"a {type(value).__name__}.")
     rate = float(value)
     if not np.isfinite(rate):
-        return NOT_FINITE, "your success rate is nan or inf."
+        return NOT_FINITE, "the success rate you returned is nan or inf."
     if not 0.0 <= rate <= 1.0:
-        return INACCURATE, "a success rate lies between 0 and 1."
+        return INACCURATE, "the success rate you returned is outside 0 to 1, where every rate lies."
     n_pairs, d, beta, n_trials = case.args[:4]
     readout = case.kwargs.get("readout", "softmax")
     successes = rate * n_trials
     if abs(successes - round(successes)) > 1e-6:
-        return INACCURATE, (f"a success rate over {n_trials} trials is a whole number of successes "
-                            f"divided by {n_trials}.")
+        return INACCURATE, (f"the success rate you returned is not a whole number of successes divided by "
+                            f"{n_trials}, the number of trials.")
     expected = expected_accuracy(n_pairs, d, beta, readout)
     tolerance = retrieval_tolerance(expected, n_trials)
     if abs(rate - expected) <= tolerance:
         return None
-    detail = (f"your rate is further from the expected accuracy than {RETRIEVAL_Z:g} standard errors "
-              f"of a {n_trials}-trial estimate allow.")
+    detail = (f"the success rate you returned is further from the expected accuracy than "
+              f"{STANDARD_ERRORS:g} standard errors of a {n_trials}-trial estimate allow.")
     for description, alternative in _retrieval_alternatives(n_pairs, d, beta, readout):
         if abs(rate - alternative) <= retrieval_tolerance(alternative, n_trials):
             return INACCURATE, f"{detail} It is consistent with {description}."
@@ -236,24 +170,21 @@ def _retrieval_alternatives(n_pairs: int, d: int, beta: float, readout: str):
 
 
 def _retrieval_cases(rng: np.random.Generator) -> list[Case]:
-    def seed() -> RngSeed:
-        return RngSeed(int(rng.integers(2**31)))
-
     n_soft = int(rng.choice([16, 24, 32]))
     beta = float(rng.choice([2.0, 3.0]))
     n_default = int(rng.choice([16, 24]))
     n_linear = int(rng.choice([16, 24, 32]))
     return [
         Case(f"softmax read-out, n_pairs = {n_soft}, d = 8, beta = {beta:g}, 1000 trials",
-             (n_soft, 8, beta, 1000, seed()), {"readout": "softmax"}),
+             (n_soft, 8, beta, 1000, seed_input(rng)), {"readout": "softmax"}),
         Case(f"default read-out, n_pairs = {n_default}, d = 8, beta = 2, 1000 trials",
-             (n_default, 8, 2.0, 1000, seed())),
+             (n_default, 8, 2.0, 1000, seed_input(rng))),
         Case(f"linear read-out, n_pairs = {n_linear}, d = 16, beta = 1, 1000 trials",
-             (n_linear, 16, 1.0, 1000, seed()), {"readout": "linear"}),
+             (n_linear, 16, 1.0, 1000, seed_input(rng)), {"readout": "linear"}),
         Case("softmax read-out with large beta (1000), n_pairs = 16, d = 8, 500 trials",
-             (16, 8, 1000.0, 500, seed()), {"readout": "softmax"}),
-        Case("a single stored pair, d = 8, 200 trials", (1, 8, 4.0, 200, seed()), {"readout": "softmax"}),
-        Case('readout = "cosine" (not a read-out of the contract)', (8, 8, 2.0, 10, seed()),
+             (16, 8, 1000.0, 500, seed_input(rng)), {"readout": "softmax"}),
+        Case("a single stored pair, d = 8, 200 trials", (1, 8, 4.0, 200, seed_input(rng)), {"readout": "softmax"}),
+        Case('readout = "cosine" (not a read-out of the contract)', (8, 8, 2.0, 10, seed_input(rng)),
              {"readout": "cosine"}, weight=0.5, raises="ValueError"),
     ]
 
@@ -261,110 +192,13 @@ def _retrieval_cases(rng: np.random.Generator) -> list[Case]:
 # ---- the checks -------------------------------------------------------------------------------
 
 CHECKS = [
-    Check(
-        name="exp_weights",
-        reference=solutions.exp_weights,
-        cases=_exp_weights_cases,
-        lesson="AR07/b0",
-        misconceptions=[
-            Misconception("beta left out", "your weights equal exp(s): without the sharpness β the "
-                          "exponentials stretch score differences far less than exp(β·s)", "AR07/b0",
-                          exp_weights_without_beta),
-            Misconception("beta as a temperature", "your weights equal exp(s / β): dividing by β flattens "
-                          "the scores where multiplying by the sharpness β should stretch them", "AR07/b0",
-                          exp_weights_beta_as_temperature),
-        ],
-    ),
-    Check(
-        name="relative_weight",
-        reference=solutions.relative_weight,
-        cases=_relative_weight_cases,
-        lesson="AR07/b1",
-        misconceptions=[
-            Misconception("ratio before exponentiating", "your value is the raw score ratio s_other / s_target: "
-                          "without exponentiating, 1.0 vs 0.6 stays 0.6 instead of shrinking to exp(−1.6)",
-                          "AR07/b1", relative_weight_without_exponent),
-            Misconception("ratio inverted", "your value is exp(β(s_target − s_other)), the target relative to "
-                          "the other entry, which is the reciprocal of the asked weight", "AR07/b1",
-                          relative_weight_inverted),
-            Misconception("beta left out", "your value is exp(s_other − s_target): without the sharpness β "
-                          "the exponential does not stretch the score difference", "AR07/b1",
-                          relative_weight_without_beta),
-        ],
-    ),
-    Check(
-        name="normalize_rows",
-        reference=solutions.normalize_rows,
-        cases=_normalize_rows_cases,
-        lesson="AM13",
-        misconceptions=[
-            Misconception("columns instead of rows", "your columns have unit length, not your rows: the norm "
-                          "was taken over axis 0 instead of axis 1", "AM13", normalize_columns),
-            Misconception("divided by the sum", "your rows are divided by the sum of their absolute entries, "
-                          "so their Euclidean length is below one", "AM13", normalize_rows_by_abs_sum),
-        ],
-    ),
-    Check(
-        name="softmax_readout",
-        reference=solutions.softmax_readout,
-        cases=_softmax_readout_cases,
-        lesson="AM12",
-        misconceptions=[
-            Misconception("beta left out", "your read-out equals Vᵀ softmax(K x): without the sharpness β the "
-                          "weights stay nearly uniform over the keys", "AM13", softmax_readout_without_beta),
-            Misconception("not normalised", "your weights are exp(β K x) without dividing by their sum, so "
-                          "they do not allocate one unit of weight among the keys", "AR07/b1",
-                          softmax_readout_unnormalised),
-        ],
-    ),
-    Check(
-        name="retrieval_accuracy",
-        reference=solutions.retrieval_accuracy,
-        cases=_retrieval_cases,
-        judge=judge_retrieval_accuracy,
-        lesson="AR07/b2",
-    ),
-    Check(
-        name="answer_ab_exp",
-        reference=solutions.answer_ab_exp,
-        lesson="AR07/b0",
-        misconceptions=[
-            Misconception("beta left out", "your values are exp(1) and exp(0.6): the sharpness β = 4 belongs "
-                          "in the exponent", "AR07/b0", np.exp(np.array(solutions.AB_SCORES))),
-        ],
-    ),
-    Check(
-        name="answer_ab_ratio",
-        reference=solutions.answer_ab_ratio,
-        lesson="AR07/b1",
-        misconceptions=[
-            Misconception("ratio before exponentiating", "0.6 is the ratio of the raw scores: exponentials "
-                          "stretch it to exp(4·(0.6 − 1)), far below 0.6", "AR07/b1", 0.6),
-            Misconception("ratio inverted", "your value is A relative to B; the question asks for B relative "
-                          "to A, the reciprocal", "AR07/b1", float(np.exp(1.6))),
-        ],
-    ),
-    Check(
-        name="answer_ab_weights",
-        reference=solutions.answer_ab_weights,
-        lesson="AR07/b1",
-        misconceptions=[
-            Misconception("normalised before exponentiating", "your weights are [1, 0.6] / 1.6: normalising "
-                          "the raw scores skips the exponentials that stretch their ratio", "AR07/b1",
-                          np.array([1.0, 0.6]) / 1.6),
-            Misconception("beta left out", "your weights are softmax([1, 0.6]) without the sharpness β = 4, "
-                          "so they stay close to even", "AR07/b1", solutions.softmax(np.array(solutions.AB_SCORES))),
-        ],
-    ),
-    Check(
-        name="answer_beta_equiv",
-        reference=solutions.answer_beta_equiv,
-        lesson="AM13",
-        misconceptions=[
-            Misconception("beta = d_k", "64 is d_k itself: q·k = |q||k|cos = 64·cos, and dividing by √64 = 8 "
-                          "leaves 8·cos, so β = 8", "AM13", 64.0),
-            Misconception("the divisor, not beta", "1/8 is the factor 1/√d_k applied to raw scores; β is the "
-                          "sharpness that multiplies the cosine of unit vectors", "AM13", 0.125),
-        ],
-    ),
+    function_check("exp_weights", _exp_weights_cases, "AR07/b0"),
+    function_check("relative_weight", _relative_weight_cases, "AR07/b1"),
+    function_check("normalize_rows", _normalize_rows_cases, "AM13"),
+    function_check("softmax_readout", _softmax_readout_cases, "AM12", output_names=("the output", "the weights")),
+    function_check("retrieval_accuracy", _retrieval_cases, "AR07/b2", judge=judge_retrieval_accuracy),
+    value_check("answer_ab_exp", "AR07/b0"),
+    value_check("answer_ab_ratio", "AR07/b1"),
+    value_check("answer_ab_weights", "AR07/b1"),
+    value_check("answer_beta_equiv", "AM13"),
 ]

@@ -1,0 +1,86 @@
+"""Helpers shared by every check module: drawing seeds, reading scalars, statistical bands.
+
+Every check module has the same layout::
+
+    \"\"\"Hidden checks of assignment <id> (<notebook>; <lessons>).\"\"\"
+    imports: numpy, solutions, grader.checks.api, grader.checks.common, grader.checks.misconceptions
+    # ---- <api name> ----   one section per item of the student API: its case drawer
+                             (``_<name>_cases(rng) -> list[Case]``) and, for stochastic functions, its judge
+    CHECKS = [function_check("<name>", _<name>_cases, "<lesson>"), ..., value_check("answer_<x>", "<lesson>")]
+
+``function_check`` / ``value_check`` take the reference from ``solutions`` and the known wrong
+answers from ``grader.checks.misconceptions`` by the check's name; a check that needs anything else
+is a plain :class:`grader.checks.api.Check`.
+
+Cases are drawn by category: a drawer returns the same list of labelled cases for every seed, in
+the same order and with the same weights, and only the values inside a case vary. A wrong variant
+then fails the same categories on every draw, so its partial credit does not depend on the seed.
+Tolerances are the defaults of :class:`grader.checks.api.Check` unless a check says otherwise.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import solutions
+from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Check, RngSeed
+from grader.checks.misconceptions import wrong_answers
+
+#: Half-width of every statistical band, in standard errors of the estimate.
+#:
+#: A correct estimate outside z standard errors is a false rejection. For a normal estimate the
+#: rate is 2·Φ(−z): 5.7e-7 at z = 5, 2.0e-9 at z = 6. The estimates judged here are means of
+#: squares or of bounded per-trial values over a few hundred to a few thousand draws, skewed to the
+#: right, whose tails are heavier than normal for the sizes used (the skewness term of the
+#: Edgeworth expansion adds about γ·z²·φ(z)/(6·√n), which at z = 5 and the largest skewness here,
+#: the Wishart part of ``projected_score_variance``, brings the rate to about 1e-5). At z = 6 the
+#: same term keeps it below 1e-7 per case, so that grading the corpus on 200 seeds (a few thousand
+#: statistical cases) almost never rejects a correct answer, while every known wrong variant
+#: differs from the truth by tens of standard errors and is still caught.
+STANDARD_ERRORS = 6.0
+
+
+def seed_input(rng: np.random.Generator) -> RngSeed:
+    """An input slot for a fresh ``numpy.random.Generator``, its seed drawn from the check's ``rng``."""
+    return RngSeed(int(rng.integers(2**32)))
+
+
+def is_real_scalar(value) -> bool:
+    """True for one real number (Python or numpy int/float), False for bools, arrays and anything else."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def judge_estimate(value, centre: float, standard_error: float, what: str, n: int, unit: str,
+                   minimum: float | None = None, maximum: float | None = None):
+    """None when ``value`` is one finite number within STANDARD_ERRORS of ``centre``; else (stage, detail).
+
+    what: what the number means to the student ("your variance", "your success rate"); n and unit:
+    the size of the student's experiment ("2000", "samples"); minimum / maximum: bounds that any
+    value of this kind respects (a variance is never negative), named in the detail when broken.
+    """
+    if not is_real_scalar(value):
+        return WRONG_TYPE, (f"{what} should be one number (a float), but your function returned "
+                            f"a {type(value).__name__}.")
+    estimate = float(value)
+    if not np.isfinite(estimate):
+        return NOT_FINITE, f"{what} is nan or inf."
+    if minimum is not None and estimate < minimum:
+        return INACCURATE, f"{what} is below {minimum:g}, which no value of this kind can be."
+    if maximum is not None and estimate > maximum:
+        return INACCURATE, f"{what} is above {maximum:g}, which no value of this kind can be."
+    if abs(estimate - centre) <= STANDARD_ERRORS * standard_error + 1e-12 * max(abs(centre), 1.0):
+        return None
+    return INACCURATE, (f"{what} is further from the expected value than the sampling noise of {n} {unit} "
+                        f"explains (more than {STANDARD_ERRORS:g} standard errors).")
+
+
+def function_check(name: str, cases, lesson: str, **options) -> Check:
+    """The check of the student API function ``name``: reference from ``solutions``, known wrong answers
+    from the registry. options: the other :class:`Check` fields (``judge``, ``rtol``, ``atol``)."""
+    return Check(name=name, reference=getattr(solutions, name), cases=cases, lesson=lesson,
+                 misconceptions=wrong_answers(name), **options)
+
+
+def value_check(name: str, lesson: str, **options) -> Check:
+    """The check of the quiz answer ``name`` (its value is read, not called)."""
+    return Check(name=name, reference=getattr(solutions, name), lesson=lesson, misconceptions=wrong_answers(name),
+                 **options)

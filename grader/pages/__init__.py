@@ -1,0 +1,16 @@
+"""Pages and notebooks generated from submissions, safe for whoever opens them.
+
+- :func:`sanitize_fragment` — a piece of submission HTML with everything active removed (nh3);
+- :func:`markdown_to_html` — markdown as sanitized HTML, maths as MathML;
+- :func:`csp_meta` / :data:`CONTENT_SECURITY_POLICY` — the policy meta element of every page we write;
+- :class:`grader.pages.exporter.FeedbackExporter` — the exporter of feedback pages;
+- :class:`grader.pages.notebook.RemoveActiveContent` — the autograde preprocessor that makes the
+  autograded notebook inert (what the formgrader and Jupyter show);
+- :mod:`grader.pages.scan` — finds active content in existing pages and notebooks (``grader check-pages``).
+"""
+from grader.pages.csp import CONTENT_SECURITY_POLICY, add_csp_meta, csp_meta
+from grader.pages.markdown import markdown_to_html
+from grader.pages.sanitize import sanitize_fragment, sanitize_svg
+
+__all__ = ["CONTENT_SECURITY_POLICY", "add_csp_meta", "csp_meta", "markdown_to_html", "sanitize_fragment",
+           "sanitize_svg"]

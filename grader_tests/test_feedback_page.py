@@ -1,0 +1,158 @@
+"""The feedback page: a summary of every check on top, tidy graded outputs, text that wraps, and a page for ungradable work."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from browser import browser, browser_artefacts, open_page  # noqa: F401 (session fixtures)
+from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+from grader.checks.api import CaseVerdict, Misconception, Verdict
+from grader.feedback.page import CALLS_A_STUB_NOTE, NOT_ATTEMPTED_NOTE, PAGE_CSS, FeedbackPage
+from grader.feedback.ungradable import WHAT_TO_DO, ungradable_page
+from grader.nbgrader_runner import load_config
+from grader.parallel import grade_one
+from grader.submissions import get_submission, hand_in
+from grader.verdicts import verdict_outputs
+
+HOSTILE = '<script>alert("x")</script>'
+
+
+def _graded_cell(verdict: Verdict, points: float) -> nbformat.NotebookNode:
+    """A test cell as GetGrades leaves it: the grader's outputs, and its score from the gradebook."""
+    score = round(points * verdict.fraction, 2)
+    cell = new_code_cell("probe", metadata={"nbgrader": {"grade": True, "solution": False, "points": points,
+                                                         "score": score, "grade_id": f"test_{verdict.check}"}})
+    cell.outputs = verdict_outputs(verdict, points)
+    return cell
+
+
+def _failed(check: str, fraction: float, problem: str, misconception: Misconception | None = None) -> Verdict:
+    cases = [CaseVerdict("a case", 1.0, None), CaseVerdict("another case", 1.0, "inaccurate", problem)]
+    return Verdict(check, fraction, cases, problem=problem, misconception=misconception, stage="inaccurate")
+
+
+def _page(*cells) -> tuple[nbformat.NotebookNode, dict]:
+    return FeedbackPage().preprocess(new_notebook(cells=list(cells)), {"inlining": {"css": ["base"]}})
+
+
+def _summary(nb) -> str:
+    return nb.cells[0].source
+
+
+WRONG_AXIS = Misconception("wrong axis", "your softmax normalises over the first axis", "L3 §3", None)
+
+
+def test_the_summary_names_every_check_with_its_score():
+    nb, _ = _page(_graded_cell(Verdict("softmax", 1.0, [CaseVerdict("c", 1.0, None)]), 4),
+                  _graded_cell(_failed("entropy", 0.5, "inaccurate — on a case: off"), 3))
+    summary = _summary(nb)
+    assert "<code>softmax</code>" in summary and "4 / 4" in summary and "passed" in summary
+    assert "<code>entropy</code>" in summary and "1.5 / 3" in summary
+    assert "Test cell" not in summary
+
+
+def test_the_summary_says_to_fix_first_the_first_check_that_lost_points_with_its_misconception():
+    nb, _ = _page(_graded_cell(Verdict("softmax", 1.0, [CaseVerdict("c", 1.0, None)]), 4),
+                  _graded_cell(_failed("entropy", 0.5, "inaccurate — on a case: off", WRONG_AXIS), 3),
+                  _graded_cell(_failed("score_gradient", 0.5, "inaccurate — on a case: off"), 3))
+    fix_first = _summary(nb).split("</p>")[0]
+    assert "Fix first" in fix_first and "<code>entropy</code>" in fix_first
+    assert "wrong axis: your softmax normalises over the first axis (reread L3 §3)" in fix_first
+
+
+def test_a_page_where_every_check_passed_says_so():
+    nb, _ = _page(_graded_cell(Verdict("softmax", 1.0, [CaseVerdict("c", 1.0, None)]), 4))
+    assert "Every check passed" in _summary(nb) and "Fix first" not in _summary(nb)
+
+
+def test_text_from_the_submission_is_escaped_in_the_summary():
+    nb, _ = _page(_graded_cell(_failed("softmax", 0.5, f"raised an error — on a case: your function raised "
+                                                       f"ValueError: {HOSTILE}"), 4))
+    assert HOSTILE not in _summary(nb) and "&lt;script&gt;" in _summary(nb)
+
+
+def test_a_graded_cell_keeps_its_verdict_text_but_not_the_bare_number_or_the_zero_score_error():
+    partial = _graded_cell(_failed("softmax", 0.5, "inaccurate — on a case: off"), 4)
+    zero = _graded_cell(_failed("entropy", 0.0, "inaccurate — on a case: off"), 3)
+    assert {o.output_type for o in partial.outputs + zero.outputs} == {"display_data", "execute_result", "error"}
+    nb, _ = _page(partial, zero)
+    for cell in nb.cells[1:]:
+        assert [o.output_type for o in cell.outputs] == ["display_data"]
+        assert cell.outputs[0].data["text/plain"].startswith("✗ ")
+
+
+def test_an_untouched_stub_shows_one_plain_line_instead_of_a_traceback():
+    stub = new_code_cell("raise NotImplementedError()", metadata={"nbgrader": {"solution": True, "grade": False,
+                                                                               "grade_id": "answer_x"}})
+    stub.outputs = [new_output("error", ename="NotImplementedError", evalue="",
+                               traceback=["\x1b[0;31mNotImplementedError\x1b[0m Traceback (most recent call last)"])]
+    figure = new_code_cell("plot(saturation_experiment(64, 64, 100, 8.0, rng))")
+    figure.outputs = [new_output("error", ename="NotImplementedError", evalue="", traceback=stub.outputs[0].traceback)]
+    nb, _ = _page(stub, figure)
+    assert [o.get("text") for o in nb.cells[1].outputs] == [NOT_ATTEMPTED_NOTE]
+    assert [o.get("text") for o in nb.cells[2].outputs] == [CALLS_A_STUB_NOTE]
+
+
+def test_the_page_css_makes_verdict_text_wrap_and_hides_the_list_of_test_cells():
+    _, resources = _page()
+    assert resources["inlining"]["css"] == ["base", PAGE_CSS]
+    assert "white-space: pre-wrap" in PAGE_CSS and "div#toc { display: none; }" in PAGE_CSS
+
+
+def test_the_course_config_builds_this_page_with_plain_nbgrader_generate_feedback(course):
+    assert FeedbackPage in load_config(course).GenerateFeedback.preprocessors
+
+
+def test_the_ungradable_page_gives_the_reason_escaped_and_what_to_do():
+    page = ungradable_page("01_variance", f"variance.ipynb is not a readable notebook {HOSTILE}")
+    assert HOSTILE not in page and "not a readable notebook &lt;script&gt;" in page
+    assert "What to do" in page and "submit again" in WHAT_TO_DO and "<script" not in page
+
+
+def test_grading_an_unreadable_submission_writes_its_feedback_page(course):
+    path = course.submitted_notebook("gus", "01_variance")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"cells": [', encoding="utf-8")
+    outcome = grade_one(str(course.root), "01_variance", "gus")
+    assert not outcome.graded
+    page = course.feedback_page("gus", "01_variance").read_text(encoding="utf-8")
+    assert "not a readable notebook" in page and "What to do" in page
+
+
+# ---- the page in a browser ----------------------------------------------------------------------
+
+@pytest.fixture
+def generated_page(course):
+    """The page plain ``nbgrader autograde`` + ``generate_feedback`` write for a softmax that overflows."""
+    student = "softmax_no_max_subtraction"
+    hand_in(course, student, get_submission("02_softmax", student))
+    for command in (["autograde", "02_softmax", "--create", "--force"], ["generate_feedback", "02_softmax", "--force"]):
+        run = subprocess.run([sys.executable, "-m", "nbgrader", *command], cwd=course.root, capture_output=True,
+                             text=True, timeout=900)
+        assert run.returncode == 0, run.stderr[-2000:]
+    return course.feedback_page(student, "02_softmax")
+
+
+@pytest.mark.slow
+def test_a_generated_page_shows_the_summary_first_and_its_verdicts_wrap(generated_page, browser,  # noqa: F811
+                                                                          browser_artefacts):  # noqa: F811
+    page = generated_page
+    measure = """() => ({
+        summaryTop: document.querySelector('div.feedback-summary').getBoundingClientRect().top,
+        firstCellTop: document.querySelector('div.input_area').getBoundingClientRect().top,
+        tocVisible: document.querySelector('div#toc') !== null && document.querySelector('div#toc').offsetParent !== null,
+        summaryText: document.querySelector('div.feedback-summary').innerText,
+        overflowing: [...document.querySelectorAll('div.output_area pre')]
+            .filter(pre => pre.scrollWidth > pre.clientWidth + 1).map(pre => pre.innerText.slice(0, 60)),
+        verdicts: [...document.querySelectorAll('div.output_area pre')].filter(pre => /^[✓✗] /.test(pre.innerText)).length,
+    })"""
+    visit = open_page(browser, page, browser_artefacts / "feedback-page.png", marks_script=f"({measure})()")
+    marks = visit.marks
+    assert marks["summaryTop"] < marks["firstCellTop"] and not marks["tocVisible"]
+    assert "Fix first" in marks["summaryText"] and "no max subtraction" in marks["summaryText"]
+    for check in ("softmax", "entropy", "score_gradient", "answer_culprit"):
+        assert check in marks["summaryText"]
+    assert marks["verdicts"] >= 9 and marks["overflowing"] == []
