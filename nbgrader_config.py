@@ -13,6 +13,7 @@ from grader.pages.exporter import SANITIZING_FILTERS, FeedbackExporter
 from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATHS
 from grader.pages.notebook import RemoveActiveContent
 from grader.sandbox import SandboxedExecute
+from grader.sandbox.submitted_links import make_pre_convert_hook
 from grader.sanitize import RestoreCellMetadata
 from grader.verdicts import DecideVerdicts, PrepareProbes
 
@@ -57,7 +58,15 @@ c.Autograde.autograde_preprocessors = [
     CheckCellMetadata,
 ]
 c.SandboxedExecute.timeout = 30
+c.SandboxedExecute.notebook_timeout = 300  # seconds for the whole notebook, besides 30 s per cell
 c.SandboxedExecute.require_sandbox = True
+# Links, FIFOs, devices and oversized files leave the submission folder before nbgrader copies it.
+c.Autograde.pre_convert_hook = make_pre_convert_hook(COURSE_ROOT)
+# Only what grading needs survives in the graded notebook's metadata (nbconvert keeps this
+# preprocessor disabled unless told otherwise); whatever a kernel sent never does.
+c.ClearMetadataPreprocessor.enabled = True
+c.ClearMetadataPreprocessor.preserve_cell_metadata_mask = {"nbgrader", "deletable", "editable"}
+c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {"kernelspec", "language_info"}
 
 # Pages made from submissions run no student script in whoever opens them (grader.pages):
 # RemoveActiveContent (above) makes the autograded notebook inert; HTMLExporter, which the

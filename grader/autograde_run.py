@@ -90,5 +90,6 @@ def summarize(outcomes: list[GradingOutcome], elapsed: float, course: Course, co
         table.add_row(*(f"{m:.2f}" for m in means), f"{sum(o.seconds for o in graded) / len(graded):.2f}")
         console.print(table)
     for o in ungradable:
-        console.print(f"[yellow]{o.assignment} {o.student}: ungradable — {o.reason}[/yellow]")
+        # plain Text: a reason may quote the submission, whose brackets must not become markup
+        console.print(Text(f"{o.assignment} {o.student}: ungradable — {o.reason}", style="yellow"))
     console.print(f"library warnings and logs: {course.state_dir / LOG_NAME}")

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 
 from grader.course import ASSIGNMENTS, REPO_ROOT, Course
 

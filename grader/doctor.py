@@ -4,8 +4,12 @@ Builds a throw-away course folder (gradebook, source, another student's submissi
 starts one sandboxed process with the course's SandboxedExecute settings, and from inside
 tries to read those files, write outside its folder, reach a listener on 127.0.0.1, read
 planted environment variables, fork past the process limit, allocate past the memory
-limit, write past the file size limit and leave a daemon behind. Prints a table
-(protection, status, detail) and returns 1 if any protection is unavailable.
+limit, write past the file size limit and leave a daemon behind. A second sandbox, with small
+probe limits, tests the whole-tree layers: forking in new sessions past its control group's
+process limit, allocating across processes past its memory limit, spinning on more CPUs than
+its quota, and filling its working folder with bytes and with files. Last, a sandbox run is
+abandoned as a killed grader would abandon it, and the next run must remove its leftovers.
+Prints a table (protection, status, detail) and returns 1 if any protection is unavailable.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import uuid
 from rich.console import Console
 from rich.table import Table
 
-from grader.sandbox import SandboxPolicy, doctor_checks
+from grader.sandbox import SandboxPolicy, doctor_checks, leftovers
 from grader.sandbox import layers as L
 from grader.sandbox.launcher import processes_with_marker
 from grader.sandbox.policy import SandboxError, package_dirs, policy_from_settings
@@ -32,6 +36,10 @@ from grader.sandbox.run import SandboxRun
 ACTIVE = "active"
 UNAVAILABLE = "unavailable"
 PROBE_TIMEOUT = 180  # seconds for the whole attack run
+MiB = 2 ** 20
+# Small limits for the second probe run, so that it stays cheap on a shared machine.
+TREE_PROBE = {"tree_memory_limit": 256 * MiB, "tree_process_limit": 32,
+              "workdir_size_limit": 16 * MiB, "workdir_file_limit": 256}
 CANARY_ENV = ("NBGRADER_EXECUTION", "GRADER_DOCTOR_CANARY")
 
 
@@ -134,6 +142,118 @@ def attack(policy: SandboxPolicy) -> tuple[dict, SandboxRun, list[int]]:
     return findings, run, leftovers
 
 
+def _run_script(run: SandboxRun, arguments: dict) -> dict:
+    """Run doctor_checks in the prepared ``run`` with ``arguments``; its findings."""
+    with open(doctor_checks.__file__) as script:
+        source = script.read()
+    argv = run.wrap([sys.executable, "-I", "-c", source, json.dumps(arguments)])
+    process = subprocess.Popen(argv, env=run.env, pass_fds=run.pass_fds, cwd=run.workdir,
+                               stdout=subprocess.PIPE, stderr=run.log_file(),
+                               stdin=subprocess.DEVNULL)
+    run.after_launch()
+    run.wait_until_ready(process.poll)
+    output, _ = process.communicate(timeout=PROBE_TIMEOUT)
+    try:
+        return json.loads(output)
+    except ValueError:
+        raise RuntimeError("the sandboxed attack script produced no report: "
+                           + run.log_tail().strip()) from None
+
+
+def _cgroup_file(run: SandboxRun, controller: str, name: str) -> dict[str, int]:
+    """``key value`` lines of one file of the run's control group (empty without one)."""
+    if run.cgroup is None:
+        return {}
+    try:
+        with open(os.path.join(run.cgroup.paths[controller], name)) as handle:
+            pairs = [line.split() for line in handle]
+    except OSError:
+        return {}
+    return {pair[0]: int(pair[1]) for pair in pairs if len(pair) == 2 and pair[1].isdigit()}
+
+
+def _quota_in_place(run: SandboxRun, quota: float | None) -> bool:
+    """Whether the run's control group has the CPU quota of the policy."""
+    if run.cgroup is None or quota is None:
+        return False
+    folder = run.cgroup.paths["cpu"]
+    try:
+        if run.cgroup.version == 1:
+            with open(os.path.join(folder, "cpu.cfs_quota_us")) as q, \
+                    open(os.path.join(folder, "cpu.cfs_period_us")) as p:
+                return abs(int(q.read()) / int(p.read()) - quota) < 0.02
+        with open(os.path.join(folder, "cpu.max")) as handle:
+            limit, period = handle.read().split()
+            return limit != "max" and abs(int(limit) / int(period) - quota) < 0.02
+    except (OSError, ValueError):
+        return False
+
+
+def attack_tree(policy: SandboxPolicy) -> list[Finding]:
+    """The whole-tree layers (control group, working-folder quota), probed with small limits."""
+    probe = dataclasses.replace(policy, require_sandbox=False, **TREE_PROBE)
+    with tempfile.TemporaryDirectory(prefix="sandbox-doctor-tree-") as folder:
+        run = SandboxRun(probe, folder)
+        try:
+            run.prepare()
+            findings = _run_script(run, {"mode": "tree", **TREE_PROBE, "cpu_quota": probe.cpu_quota})
+            pids_events = _cgroup_file(run, "pids", "pids.events")
+            cpu_stat = _cgroup_file(run, "cpu", "cpu.stat")
+            quota_set = _quota_in_place(run, probe.cpu_quota)
+            oom_kills = run.cgroup.oom_kills() if run.cgroup else 0
+            missing = run.missing_layers
+        finally:
+            run.cleanup()
+    configured = (f"configured: {policy.tree_memory_limit // MiB if policy.tree_memory_limit else 'no'} MiB, "
+                  f"{policy.tree_process_limit} tasks")
+
+    def row(protection, active, detail, layer):
+        if layer in missing:
+            return Finding(protection, False, f"{missing[layer]}; {detail}")
+        return Finding(protection, bool(active), detail)
+
+    used, wall = findings["cpu"]
+    throttled = cpu_stat.get("nr_throttled", 0) or cpu_stat.get("nr_throttled_usec", 0)
+    quota = policy.cpu_quota
+    cpu_detail = (f"3 busy processes in new sessions used {used:.1f} CPU-s in {wall:.1f} s "
+                  f"({'throttled by the quota' if throttled else 'not throttled: the machine is busy'}); "
+                  f"quota {quota} CPU {'in place' if quota_set else 'NOT in place'}, weight {policy.cpu_weight}")
+    tree_memory_ok = findings["tree_memory"][0] and oom_kills > 0
+    return [
+        row("process tree limit", findings["tree_processes"][0] and pids_events.get("max", 0) > 0,
+            f"{findings['tree_processes'][1]} (probe limit {TREE_PROBE['tree_process_limit']}; {configured})",
+            L.CGROUPS),
+        row("memory of the process tree", tree_memory_ok, f"{findings['tree_memory'][1]} ({configured})",
+            L.CGROUPS),
+        row("CPU share and quota", quota is not None and quota_set and used <= quota * wall * 1.3 + 0.3,
+            cpu_detail if quota is not None else "no CPU quota configured; " + cpu_detail, L.CGROUPS),
+        row(L.WORKDIR_QUOTA, findings["workdir"][0],
+            f"{findings['workdir'][1]} (probe quota {TREE_PROBE['workdir_size_limit'] // MiB} MiB, "
+            f"{TREE_PROBE['workdir_file_limit']} files; configured {policy.workdir_size_limit // MiB} MiB, "
+            f"{policy.workdir_file_limit} files)", L.WORKDIR_QUOTA),
+    ]
+
+
+def check_leftover_cleanup(policy: SandboxPolicy) -> Finding:
+    """Abandon a prepared sandbox as a SIGKILLed grader would; the next sweep must remove it."""
+    probe = dataclasses.replace(policy, require_sandbox=False)
+    with tempfile.TemporaryDirectory(prefix="sandbox-doctor-leftover-") as folder:
+        run = SandboxRun(probe, folder)
+        run.prepare()
+        run_dir, group = run.run_dir, run.cgroup
+        os.close(run._lock_fd)  # what the kernel does when the grading process dies
+        run._lock_fd = None
+        try:
+            swept = leftovers.sweep(os.path.dirname(run_dir))
+            gone = not os.path.exists(run_dir) and (
+                group is None or not any(os.path.isdir(p) for p in group.paths.values()))
+        finally:
+            run.cleanup()
+    mine = [line for line in swept if run_dir in line]
+    return Finding("leftover clean-up", gone and bool(mine),
+                   mine[0] if mine else f"the abandoned run {run_dir} was not removed")
+
+
 def assess(findings: dict, run: SandboxRun, leftovers: list[int],
            policy: SandboxPolicy) -> list[Finding]:
     """Turn the raw findings into one row per protection."""
@@ -204,6 +324,11 @@ def main(argv: list[str] | None = None) -> int:
                                    f"{exc}")
         return 1
     rows = assess(findings, run, leftovers, policy)
+    try:
+        rows += attack_tree(policy)
+        rows.append(check_leftover_cleanup(policy))
+    except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        rows.append(Finding("whole-tree limits", False, f"the probe could not run: {exc}"))
     print_table(rows)
     return 0 if all(finding.active for finding in rows) else 1
 

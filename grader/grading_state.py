@@ -42,7 +42,8 @@ def _hash_tree(digest, folder: Path, label: str, suffixes: tuple[str, ...] | Non
         if suffixes and path.suffix not in suffixes or "__pycache__" in path.parts:
             continue
         digest.update(str(path.relative_to(folder)).encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        with open(path, "rb") as handle:  # streamed: a submitted file may be large
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
 
 
 @functools.lru_cache(maxsize=1)

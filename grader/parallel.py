@@ -37,6 +37,7 @@ from grader.breakdown import TimedAutograde, new_times, settle
 from grader.course import Course, enable_concurrent_writers
 from grader.feedback import write_ungradable_page
 from grader.gradebook_batch import reuse_gradebook_connections
+from grader.sandbox.submitted_links import quarantine_folder, quarantine_submission
 from grader.ungradable import clear_ungradable, record_ungradable
 
 LOG_NAME = "autograde.log"
@@ -69,10 +70,15 @@ def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome
     _route_warnings_to_log(course)
     reuse_gradebook_connections()
     started = time.perf_counter()
-    inputs = grading_state.fingerprint(course, assignment, student)
     times = new_times()
     clear_ungradable(course, assignment, student)
-    reason = unreadable_reason(course.submitted_notebook(student, assignment))
+    # Before nbgrader copies or reads anything: links, FIFOs, devices and oversized files move out.
+    notebook = course.submitted_notebook(student, assignment)
+    moved = quarantine_submission(notebook.parent, quarantine_folder(course.root, student, assignment))
+    inputs = grading_state.fingerprint(course, assignment, student)  # of what is graded
+    reason = unreadable_reason(notebook)
+    if reason is not None and moved:
+        reason += " Moved out of the submission folder: " + "; ".join(moved) + "."
     if reason is None:
         try:
             result = _autograde(course, assignment, student, times)
@@ -153,12 +159,37 @@ def unreadable_reason(path: Path) -> str | None:
     return None
 
 
+# nbgrader's log can hold text from the submission (a huge timestamp.txt ends up in a parse error):
+# every line is looked at only up to a bound, so finding the reason is linear in the log's length.
+REASON_LINE_LIMIT = 500  # characters of one line looked at (and of the reason kept)
+_LEADING_NAME = re.compile(r"\s*([\w.]*)")
+_ERROR_SUFFIX = re.compile(r"(?:Error|Exception)(?!\w)")
+
+
 def _reason_from(result: dict) -> str:
-    """The most specific error line of a failed nbgrader run."""
-    text = (result.get("error") or "") + "\n" + (result.get("log") or "")
-    causes = [line.strip() for line in text.splitlines()
-              if re.match(r"^\s*[\w.]*(Error|Exception)\b.*:", line) and "NbGraderException" not in line]
-    return (causes[-1] if causes else "nbgrader could not grade this submission (see the autograde log)")[:500]
+    """The most specific error line of a failed nbgrader run (linear time, bounded lines)."""
+    cause = None
+    for text in (str(result.get("error") or ""), str(result.get("log") or "")):
+        for line in _line_heads(text):
+            if _names_an_error(line) and "NbGraderException" not in line:
+                cause = line.strip()
+    return cause or "nbgrader could not grade this submission (see the autograde log)"
+
+
+def _line_heads(text: str):
+    """The first REASON_LINE_LIMIT characters of every line of ``text``, without copying the rest."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        yield text[start:min(end, start + REASON_LINE_LIMIT)]
+        start = end + 1
+
+
+def _names_an_error(line: str) -> bool:
+    """Whether ``line`` reads ``[indent]<dotted name ending in Error or Exception>...:...``."""
+    name = _LEADING_NAME.match(line)
+    return _ERROR_SUFFIX.search(name.group(1)) is not None and ":" in line[name.end():]
 
 
 def pending_submissions(course: Course, pairs: Iterable[tuple[str, str]],

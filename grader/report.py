@@ -2,7 +2,10 @@
 
 Scores come from nbgrader's gradebook; which checks passed and which misconception was named come
 from the verdict summaries that ``grader.verdicts.DecideVerdicts`` writes into the autograded
-notebooks. Nothing here reads a student's kernel output directly.
+notebooks. Nothing here reads a student's kernel output directly: a verdict record counts only
+when DecideVerdicts wrote it (``grader.verdicts.read_verdict_records``); any other is ignored and
+counted, never a crash. Every text that a student controls (ids, reasons) is printed as plain text,
+without rich markup.
 """
 from __future__ import annotations
 
@@ -13,10 +16,11 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from grader.course import Course
 from grader.ungradable import ungradable_reason
-from grader.verdicts import verdict_records
+from grader.verdicts import read_verdict_records
 
 HISTOGRAM_BINS = (0, 20, 40, 60, 80, 100)  # percent of the maximum score
 
@@ -28,6 +32,7 @@ class StudentResult:
     max_score: float
     status: str  # "graded", or "ungradable: <reason>"
     checks: dict[str, dict] = field(default_factory=dict)  # check name -> verdict record
+    ignored_records: int = 0  # forged or malformed verdict records in the autograded notebook
 
     @property
     def percent(self) -> float:
@@ -75,21 +80,28 @@ def build_report(course: Course, assignment: str) -> ClassReport:
             except MissingEntry:
                 score, max_score = 0.0, 0.0
             reason = ungradable_reason(course, assignment, student)
+            checks, ignored = _verdicts(course, assignment, student)
             results.append(StudentResult(student, score, max_score,
                                          "graded" if reason is None else f"ungradable: {reason}",
-                                         _verdicts(course, assignment, student)))
+                                         checks, ignored))
     return ClassReport(assignment, results)
 
 
-def _verdicts(course: Course, assignment: str, student: str) -> dict[str, dict]:
+def _verdicts(course: Course, assignment: str, student: str) -> tuple[dict[str, dict], int]:
+    """(check name -> trusted verdict record, number of records ignored) of one autograded notebook."""
     path = course.autograded_notebook(student, assignment)
-    if not path.exists():
-        return {}
+    if not path.is_file() or path.is_symlink():
+        return {}, 0
     try:
         notebook = nbformat.read(path, as_version=4)
-    except Exception:
-        return {}
-    return {record["check"]: record for cell in notebook.cells for record in verdict_records(cell)}
+        records, ignored = {}, 0
+        for cell in notebook.cells:
+            trusted, forged = read_verdict_records(cell)
+            ignored += forged
+            records.update((record["check"], record) for record in trusted)
+        return records, ignored
+    except Exception:  # a damaged autograded notebook is that student's problem only
+        return {}, 1
 
 
 def render(report: ClassReport, console: Console | None = None) -> None:
@@ -101,8 +113,13 @@ def render(report: ClassReport, console: Console | None = None) -> None:
     for r in report.students:
         failing = [f"{name}: {rec['misconception'] or rec['stage']}" for name, rec in r.checks.items()
                    if rec["fraction"] < 1.0]
-        students.add_row(r.student, f"{r.score:g} / {r.max_score:g}", r.status, failing[0] if failing else "—")
+        students.add_row(Text(r.student), f"{r.score:g} / {r.max_score:g}", Text(r.status),
+                         Text(failing[0] if failing else "—"))
     console.print(students)
+    ignored = sum(r.ignored_records for r in report.students)
+    if ignored:
+        console.print(Text(f"{ignored} forged or malformed verdict records were ignored (students: "
+                           + ", ".join(r.student for r in report.students if r.ignored_records) + ")."))
 
     histogram = Table(title="score distribution")
     histogram.add_column("score")
@@ -115,12 +132,12 @@ def render(report: ClassReport, console: Console | None = None) -> None:
     rates.add_column("check")
     rates.add_column("full marks")
     for name, (passed, seen) in report.pass_rates().items():
-        rates.add_row(name, f"{passed}/{seen} ({100 * passed / seen:.0f} %)")
+        rates.add_row(Text(name), f"{passed}/{seen} ({100 * passed / seen:.0f} %)")
     console.print(rates)
 
     common = Table(title="most common misconceptions")
     for column in ("check", "misconception", "students"):
         common.add_column(column)
     for check, name, n in report.misconceptions()[:10]:
-        common.add_row(check, name, str(n))
+        common.add_row(Text(check), Text(str(name)), str(n))
     console.print(common)

@@ -2,8 +2,10 @@
 
 nbgrader leaves no score at all when a notebook cannot be read (invalid JSON, not a notebook, a
 crash of the converter). Here such a submission gets 0 for every graded cell in the gradebook and
-a file ``autograded/<student>/<assignment>/UNGRADABLE.txt`` holding the reason, which the class
-report and the per-student summary show.
+its reason is kept in the grading process's private state folder,
+``.grader/ungradable/<assignment>/<student>.txt`` (see ``Course.state_dir``), which the class report
+and the per-student summary show. No kernel and no student can write there: a file a kernel leaves
+in its working folder (``autograded/<student>/<assignment>/``) never counts as a reason.
 """
 from __future__ import annotations
 
@@ -13,11 +15,19 @@ from nbgrader.api import Gradebook
 
 from grader.course import Course
 
-REASON_FILE = "UNGRADABLE.txt"
+REASON_DIR = "ungradable"
+MAX_REASON_CHARS = 2000  # a reason is a sentence or two; nothing longer is stored or read
+
+
+def reason_path(course: Course, assignment: str, student: str) -> Path:
+    """Where the reason for ``student``'s ``assignment`` is kept."""
+    if "/" in student or student in ("", ".", "..") or "/" in assignment:
+        raise ValueError(f"not a student or assignment id: {student!r} / {assignment!r}")
+    return course.state_dir / REASON_DIR / assignment / f"{student}.txt"
 
 
 def record_ungradable(course: Course, assignment: str, student: str, reason: str) -> None:
-    """Score every graded cell of ``student``'s ``assignment`` 0 and write ``reason`` beside it."""
+    """Score every graded cell of ``student``'s ``assignment`` 0 and record ``reason``."""
     with Gradebook(course.db_url) as gb:
         gb.update_or_create_student(student)
         submission = gb.update_or_create_submission(assignment, student)
@@ -27,16 +37,19 @@ def record_ungradable(course: Course, assignment: str, student: str, reason: str
                 grade.manual_score = None
                 grade.needs_manual_grade = False
         gb.db.commit()
-    folder = course.root / "autograded" / student / assignment
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / REASON_FILE).write_text(reason.strip() + "\n", encoding="utf-8")
+    path = reason_path(course, assignment, student)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(reason.strip()[:MAX_REASON_CHARS] + "\n", encoding="utf-8")
 
 
 def ungradable_reason(course: Course, assignment: str, student: str) -> str | None:
     """The recorded reason, or None when the submission was graded normally."""
-    path: Path = course.root / "autograded" / student / assignment / REASON_FILE
-    return path.read_text(encoding="utf-8").strip() if path.exists() else None
+    path = reason_path(course, assignment, student)
+    if not path.is_file():
+        return None
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read(MAX_REASON_CHARS).strip()
 
 
 def clear_ungradable(course: Course, assignment: str, student: str) -> None:
-    (course.root / "autograded" / student / assignment / REASON_FILE).unlink(missing_ok=True)
+    reason_path(course, assignment, student).unlink(missing_ok=True)

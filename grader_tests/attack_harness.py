@@ -18,6 +18,8 @@ holds the wrong answer every attacker shares (the identity). Keys:
                 ``{op = "update_notebook_metadata", value = {...}}`` (both merged recursively).
 ``files``       extra files of the submission folder: relative path -> text.
 ``symlinks``    symbolic links in the submission folder: relative path -> target.
+``fifos``       FIFOs (named pipes) in the submission folder: relative paths.
+``sized_files`` files of the submission folder given by size: relative path -> bytes (digits).
 ``raw``         the exact text of the submitted notebook file (then nothing above applies).
 ``expect``      what the attacker must score, cell by cell:
                 ``"baseline"`` (default) exactly what the same wrong answer scores without the
@@ -54,6 +56,7 @@ import string
 import subprocess
 import sys
 import threading
+import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,7 +87,7 @@ LEAK_MARKER = "LEAKED"
 CANARY_TEXT = "canary: nothing may change this file\n"
 CANARY_MODE = 0o600
 _KEYS = {"about", "solution", "toolkit", "cells", "edits", "files", "symlinks", "raw", "expect",
-         "sabotaged", "batch"}
+         "sabotaged", "batch", "fifos", "sized_files"}
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ class Attack:
     edits: tuple = ()
     files: dict = field(default_factory=dict)
     symlinks: dict = field(default_factory=dict)
+    fifos: tuple = ()
+    sized_files: dict = field(default_factory=dict)
     raw: str | None = None
     expect: str = "baseline"
     sabotaged: tuple = ()
@@ -119,24 +124,26 @@ class Attack:
         return any(text in piece for piece in pieces)
 
 
-def load_attack(path: Path) -> Attack:
-    """Read one corpus file; ValueError naming the file for an unknown key or expectation."""
+def load_attack(path: Path, batches: tuple[str, ...] = (MAIN, PROCESSES, ISOLATED)) -> Attack:
+    """Read one corpus file; ValueError naming the file for an unknown key, expectation or batch
+    (``batches``: the batch names its corpus uses)."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     unknown = set(data) - _KEYS
     if unknown or "about" not in data:
         raise ValueError(f"{path.name}: unknown keys {sorted(unknown)} or no 'about'")
     if data.get("expect", "baseline") not in EXPECTATIONS:
         raise ValueError(f"{path.name}: expect must be one of {EXPECTATIONS}")
-    if data.get("batch", MAIN) not in (MAIN, PROCESSES, ISOLATED):
+    if data.get("batch", MAIN) not in batches:
         raise ValueError(f"{path.name}: unknown batch {data['batch']!r}")
-    for key in ("cells", "edits", "sabotaged"):
+    for key in ("cells", "edits", "sabotaged", "fifos"):
         if key in data:
             data[key] = tuple(data[key])
     return Attack(name=path.stem, **data)
 
 
-def load_attacks(folder: Path = ATTACKS_DIR) -> list[Attack]:
-    return [load_attack(path) for path in sorted(folder.glob("*.toml"))]
+def load_attacks(folder: Path = ATTACKS_DIR,
+                 batches: tuple[str, ...] = (MAIN, PROCESSES, ISOLATED)) -> list[Attack]:
+    return [load_attack(path, batches) for path in sorted(folder.glob("*.toml"))]
 
 
 # ---- building submissions -------------------------------------------------------------------
@@ -227,6 +234,13 @@ def hand_in(course: Course, student: str, attack: Attack, values: dict[str, str]
     for relative, target in _substitute(attack.symlinks, values).items():
         (path.parent / relative).parent.mkdir(parents=True, exist_ok=True)
         (path.parent / relative).symlink_to(target)
+    for relative in attack.fifos:
+        (path.parent / relative).parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(path.parent / relative)
+    for relative, size in attack.sized_files.items():
+        (path.parent / relative).parent.mkdir(parents=True, exist_ok=True)
+        with open(path.parent / relative, "wb") as handle:
+            handle.write(b"9" * size)
 
 
 BASELINE = Attack("baseline", "the attackers' wrong answer, without any attack", expect="baseline")
@@ -271,9 +285,11 @@ def plan_batches(corpus: list[Attack]) -> dict[str, list[Attack]]:
 
 
 def lay_out_batch(template: Course, folder: Path, name: str, attacks: list[Attack], shared: dict[str, str],
-                  run_token: str) -> Batch:
+                  run_token: str, honest_after_each: bool | None = None) -> Batch:
     """Copy the released course to ``folder / name`` and hand in the batch's submissions.
 
+    honest_after_each: an honest student right after every attacker (default: in the processes
+    batch only).
     shared: the placeholders of :func:`placeholders`; each attack also gets its own ``$canary``
     (created here, next to the course) and ``$marker``, so that harm is traced to its attack.
     """
@@ -283,7 +299,7 @@ def lay_out_batch(template: Course, folder: Path, name: str, attacks: list[Attac
     roster = [("000-baseline", BASELINE)]
     for number, attack in enumerate(attacks, start=1):
         roster.append((f"{number:03d}a-{attack.name}", attack))
-        if name == PROCESSES:
+        if name == PROCESSES if honest_after_each is None else honest_after_each:
             roster.append((f"{number:03d}b-honest", HONEST))
     roster.append(("999-honest", HONEST))
     release = nbformat.read(course.release_notebook(ASSIGNMENT), as_version=4)
@@ -319,6 +335,58 @@ def run_batches(batches: list[Batch], loop_timeout: int, deadline_seconds: int) 
                 process.kill()
                 process.wait()
             log.close()
+
+
+def _peak_rss(pid: int) -> int:
+    """VmHWM (the most resident memory the process ever had) of ``pid`` in bytes, 0 if gone."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(p) for p in handle.read().split()]
+    except OSError:
+        return []
+
+
+def run_grader_autograde(batch: Batch, workers: int, deadline_seconds: int) -> dict:
+    """Grade ``batch`` with ``grader autograde --workers N`` as an instructor types it.
+
+    Returns the return code, the wall-clock seconds, the printed report and the peak resident
+    memory (VmHWM, bytes) of the grading processes: the command itself and its worker processes
+    (sampled while they live; the sandboxed kernels below them are not grading processes).
+    """
+    grader = str(Path(sys.executable).parent / "grader")
+    env = {**os.environ, "COLUMNS": "400",
+           "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")}
+    peaks: dict[int, int] = {}
+    started = time.monotonic()
+    with open(batch.log, "wb") as log:
+        process = subprocess.Popen([grader, "autograde", ASSIGNMENT, "--workers", str(workers),
+                                    "--course", str(batch.course.root)],
+                                   env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            while process.poll() is None:
+                if time.monotonic() - started > deadline_seconds:
+                    break
+                for pid in [process.pid, *_children(process.pid)]:
+                    peaks[pid] = max(peaks.get(pid, 0), _peak_rss(pid))
+                time.sleep(0.25)
+        finally:
+            if process.poll() is None:
+                process.kill()
+            batch.returncode = process.wait()
+    return {"returncode": batch.returncode, "seconds": time.monotonic() - started,
+            "report": batch.log.read_text(encoding="utf-8", errors="replace"),
+            "peak_rss": max(peaks.values(), default=0)}
 
 
 # ---- what grading left behind -------------------------------------------------------------------

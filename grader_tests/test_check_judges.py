@@ -294,6 +294,92 @@ def test_retrieval_tolerance_leaves_room_for_a_few_failures_when_the_expected_ra
     assert readout.retrieval_tolerance(1.0, 500) < 0.05
 
 
+
+# ---- retrieval_capacity: the statistical judge -------------------------------------------------
+
+
+def _capacity_with(**forced):
+    """The reference search with some arguments overridden after validation, as a student's mistake would."""
+    def student(d, beta, n_trials, rng, readout="softmax", threshold=0.9, max_pairs=4096):
+        if not 0 < threshold <= 1:
+            raise ValueError("threshold must lie in (0, 1]")
+        arguments = {"beta": beta, "readout": readout, "threshold": threshold, "max_pairs": max_pairs, **forced}
+        return solutions.retrieval_capacity(d, arguments["beta"], n_trials, rng, readout=arguments["readout"],
+                                            threshold=arguments["threshold"], max_pairs=arguments["max_pairs"])
+    return student
+
+
+def _doubling_without_bisection(d, beta, n_trials, rng, readout="softmax", threshold=0.9, max_pairs=4096):
+    """Stops at the last power of two that reached the threshold, skipping the bisection."""
+    if not 0 < threshold <= 1:
+        raise ValueError("threshold must lie in (0, 1]")
+    n_pairs = 1
+    while n_pairs < max_pairs and solutions.retrieval_accuracy(
+            min(2 * n_pairs, max_pairs), d, beta, n_trials, rng, readout=readout) >= threshold:
+        n_pairs = min(2 * n_pairs, max_pairs)
+    return n_pairs
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_capacity_reference_passes_on_every_seed(seed):
+    verdict = verdict_for(CHECKS["retrieval_capacity"], answer("retrieval_capacity", solutions.retrieval_capacity), seed)
+    assert verdict.fraction == 1.0, verdict.explain()
+
+
+@pytest.mark.parametrize("forced, diagnosis", [
+    ({"readout": "linear"}, "capacity of the linear read-out"),
+    ({"beta": 1.0}, "softmax read-out without beta"),
+    ({"threshold": 0.9}, "threshold 0.9 instead of the one asked"),
+], ids=["linear instead of softmax", "beta left out", "threshold ignored"])
+def test_capacity_wrong_search_fails_with_a_diagnosis(forced, diagnosis):
+    verdict = verdict_for(CHECKS["retrieval_capacity"], answer("retrieval_capacity", _capacity_with(**forced)))
+    assert verdict.fraction < 1.0
+    assert any(diagnosis in detail for detail in _failure_details(verdict)), verdict.explain()
+
+
+def test_capacity_softmax_instead_of_linear_fails_on_the_linear_case():
+    def softmax_always(d, beta, n_trials, rng, readout="softmax", threshold=0.9, max_pairs=4096):
+        return _capacity_with(readout="softmax")(d, beta, n_trials, rng, readout, threshold, max_pairs)
+
+    verdict = verdict_for(CHECKS["retrieval_capacity"], answer("retrieval_capacity", softmax_always))
+    failed = [case.label for case in verdict.cases if not case.passed]
+    assert failed == [label for label in failed if "linear" in label] and failed, failed
+
+
+def test_capacity_ignoring_max_pairs_fails_as_out_of_range():
+    verdict = verdict_for(CHECKS["retrieval_capacity"], answer("retrieval_capacity", _capacity_with(max_pairs=4096)))
+    failed = [case for case in verdict.cases if not case.passed]
+    assert failed and all("max_pairs" in case.detail for case in failed), verdict.explain()
+
+
+def test_capacity_search_without_bisection_fails():
+    verdict = verdict_for(CHECKS["retrieval_capacity"], answer("retrieval_capacity", _doubling_without_bisection))
+    assert verdict.fraction < 1.0
+    assert any("too small" in detail for detail in _failure_details(verdict)), verdict.explain()
+
+
+@pytest.mark.parametrize("returned, stage", [
+    (40.5, WRONG_TYPE), ("40", WRONG_TYPE), (True, WRONG_TYPE), (0, INACCURATE), (10**6, INACCURATE),
+], ids=["fraction", "string", "bool", "zero", "beyond max_pairs"])
+def test_capacity_rejects_what_is_not_a_capacity(returned, stage):
+    def student(d, beta, n_trials, rng, readout="softmax", threshold=0.9, max_pairs=4096):
+        if not 0 < threshold <= 1:
+            raise ValueError("threshold")
+        return returned
+
+    verdict = verdict_for(CHECKS["retrieval_capacity"], answer("retrieval_capacity", student))
+    assert all(not case.passed for case in verdict.cases if not case.label.startswith("threshold = 1.5"))
+    assert verdict.stage == stage
+
+
+def test_capacity_judge_accepts_a_float_holding_a_whole_number():
+    def student(*args, **kwargs):
+        return float(solutions.retrieval_capacity(*args, **kwargs))
+
+    verdict = verdict_for(CHECKS["retrieval_capacity"], answer("retrieval_capacity", student))
+    assert verdict.fraction == 1.0, verdict.explain()
+
+
 # ---- 04_attention --------------------------------------------------------------------------------
 
 

@@ -23,7 +23,7 @@ HOSTILE = '<script>alert("x")</script>'
 def _graded_cell(verdict: Verdict, points: float) -> nbformat.NotebookNode:
     """A test cell as GetGrades leaves it: the grader's outputs, and its score from the gradebook."""
     score = round(points * verdict.fraction, 2)
-    cell = new_code_cell("probe", metadata={"nbgrader": {"grade": True, "solution": False, "points": points,
+    cell = new_code_cell(f'from grader.probe import probe\nprobe("{verdict.check}")', metadata={"nbgrader": {"grade": True, "solution": False, "points": points,
                                                          "score": score, "grade_id": f"test_{verdict.check}"}})
     cell.outputs = verdict_outputs(verdict, points)
     return cell

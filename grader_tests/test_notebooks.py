@@ -24,6 +24,7 @@ STUDENT_API = {
     "02_softmax": {"softmax", "entropy", "saturation_experiment", "score_gradient", "unit_variance_scale",
                    "answer_weights_unscaled", "answer_weights_scaled", "answer_worked_example", "answer_culprit"},
     "03_readout": {"exp_weights", "relative_weight", "normalize_rows", "softmax_readout", "retrieval_accuracy",
+                   "retrieval_capacity",
                    "answer_ab_exp", "answer_ab_ratio", "answer_ab_weights", "answer_beta_equiv"},
     "04_attention": {"scaled_dot_product_attention", "causal_mask", "multi_head_attention",
                      "projected_score_variance", "answer_init_std"},

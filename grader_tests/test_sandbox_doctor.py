@@ -12,7 +12,10 @@ needs_sandbox = pytest.mark.skipif(bool(FULL_SUPPORT.missing), reason=f"sandbox 
                                    f"unavailable here: {FULL_SUPPORT.missing}")
 PROTECTIONS = (layers.FILESYSTEM, layers.NETWORK, layers.PROCESS_CLEANUP,
                layers.PRIVATE_USER, layers.PROCESS_LIMIT, "memory limit", "file size limit",
-               "CPU time limit", "open files limit", layers.ENVIRONMENT)
+               "CPU time limit", "open files limit", layers.ENVIRONMENT,
+               # whole-tree layers (control group, working-folder quota) and leftover clean-up
+               "process tree limit", "memory of the process tree", "CPU share and quota",
+               layers.WORKDIR_QUOTA, "leftover clean-up")
 
 
 @pytest.fixture

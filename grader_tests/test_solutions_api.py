@@ -29,6 +29,10 @@ SPEC_SIGNATURES = {
     "retrieval_accuracy": [
         ("n_pairs", EMPTY), ("d", EMPTY), ("beta", EMPTY), ("n_trials", EMPTY), ("rng", EMPTY), ("readout", "softmax")
     ],
+    "retrieval_capacity": [
+        ("d", EMPTY), ("beta", EMPTY), ("n_trials", EMPTY), ("rng", EMPTY), ("readout", "softmax"),
+        ("threshold", 0.9), ("max_pairs", 4096),
+    ],
     "scaled_dot_product_attention": [("Q", EMPTY), ("K", EMPTY), ("V", EMPTY), ("mask", None)],
     "causal_mask": [("n", EMPTY)],
     "multi_head_attention": [
@@ -79,6 +83,7 @@ RNG_CALLS = {
     "dot_variance_mc": lambda rng: solutions.dot_variance_mc(8, 100, rng),
     "saturation_experiment": lambda rng: solutions.saturation_experiment(8, 4, 10, 1.0, rng),
     "retrieval_accuracy": lambda rng: solutions.retrieval_accuracy(8, 8, 4.0, 10, rng),
+    "retrieval_capacity": lambda rng: solutions.retrieval_capacity(8, 4.0, 20, rng, max_pairs=16),
     "projected_score_variance": lambda rng: solutions.projected_score_variance(8, 4, 0.3, 50, rng),
 }
 

@@ -8,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import solutions.readout as readout_module
+
 from solutions import (
     AB_BETA,
     AB_SCORES,
@@ -15,6 +17,7 @@ from solutions import (
     answer_ab_ratio,
     answer_ab_weights,
     answer_beta_equiv,
+    capacity_search,
     exp_weights,
     normalize_rows,
     relative_weight,
@@ -22,6 +25,7 @@ from solutions import (
     retrieval_capacity,
     softmax_readout,
 )
+from solutions.capacity_at_scale import streamed_softmax_retrieval
 
 
 def loop_readout(K, V, x, beta):
@@ -183,23 +187,92 @@ def test_retrieval_accuracy_names_the_bad_argument(args, kwargs, argument):
         retrieval_accuracy(*args, np.random.default_rng(0), **kwargs)
 
 
-def test_retrieval_capacity_is_the_largest_grid_point_reaching_the_threshold():
-    grid = [2, 64, 512]
-    capacity, accuracies = retrieval_capacity(grid, 16, 1.0, 50, np.random.default_rng(2), readout="linear")
-    reached = [n for n, accuracy in zip(grid, accuracies) if accuracy >= 0.9]
-    assert capacity == (max(reached) if reached else 0)
-    assert accuracies.shape == (3,)
+def brute_force_capacity(accuracy_of, threshold, max_pairs):
+    """The largest n <= max_pairs whose accuracy reaches threshold, trying every n (for monotone curves)."""
+    return max(n for n in range(1, max_pairs + 1) if accuracy_of(n) >= threshold)
 
 
-def test_retrieval_capacity_is_zero_when_no_grid_point_reaches_the_threshold():
-    capacity, _ = retrieval_capacity([4, 8], 8, 1.0, 10, np.random.default_rng(0), threshold=1.5)
-    assert capacity == 0
+@settings(max_examples=200, deadline=None)
+@given(
+    drops=st.lists(st.floats(0.0, 0.2), min_size=1, max_size=80),
+    threshold=st.floats(0.05, 1.0),
+    max_pairs=st.integers(1, 100),
+)
+def test_capacity_search_equals_trying_every_n_on_any_falling_accuracy_curve(drops, threshold, max_pairs):
+    # A deterministic accuracy curve that starts at 1 for one pair and never rises, as retrieval does.
+    curve = np.clip(1.0 - np.concatenate([[0.0], np.cumsum(drops)]), 0.0, 1.0)
+
+    def accuracy_of(n):
+        return float(curve[min(n - 1, curve.size - 1)])
+
+    def fake_accuracy(n_pairs, d, beta, n_trials, rng, readout="softmax"):
+        return accuracy_of(n_pairs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(readout_module, "retrieval_accuracy", fake_accuracy)
+        capacity, measured = capacity_search(8, 1.0, 10, np.random.default_rng(0), threshold=threshold,
+                                             max_pairs=max_pairs)
+    assert capacity == brute_force_capacity(accuracy_of, threshold, max_pairs)
+    assert len(measured) <= 2 * math.ceil(math.log2(max_pairs)) + 2  # a gallop and a bisection, not a scan
 
 
-@pytest.mark.parametrize("grid", [[], [8, 4], [0, 4], [2.5]])
-def test_retrieval_capacity_rejects_a_grid_that_is_not_increasing_positive_integers(grid):
-    with pytest.raises(ValueError, match="^n_pairs_grid must"):
-        retrieval_capacity(grid, 8, 1.0, 10, np.random.default_rng(0))
+@pytest.mark.parametrize("readout, beta", [("linear", 1.0), ("softmax", 4.0), ("softmax", 2.0)])
+def test_capacity_was_measured_at_the_threshold_and_one_more_pair_below_it(readout, beta):
+    capacity, measured = capacity_search(8, beta, 300, np.random.default_rng(3), readout=readout, max_pairs=512)
+    assert 1 <= capacity < 512
+    assert measured[capacity] >= 0.9 > measured[capacity + 1]
+
+
+def test_capacity_agrees_with_an_independent_loop_estimate_of_the_accuracy_around_it():
+    capacity = retrieval_capacity(8, 4.0, 500, np.random.default_rng(4))
+    rng = np.random.default_rng(5)
+
+    def loop_accuracy(n_pairs, n_trials=3000):
+        successes = 0
+        for _ in range(n_trials):
+            K = [list(row / np.linalg.norm(row)) for row in rng.standard_normal((n_pairs, 8))]
+            V = [list(row / np.linalg.norm(row)) for row in rng.standard_normal((n_pairs, 8))]
+            queried = int(rng.integers(n_pairs))
+            output, _ = loop_readout(K, V, K[queried], 4.0)
+            cosines = [loop_cosine(output, v) for v in V]
+            successes += cosines.index(max(cosines)) == queried
+        return successes / n_trials
+
+    # 500 trials per measured accuracy: the capacity's accuracy lies within ~6 standard errors of 0.9.
+    assert loop_accuracy(capacity) >= 0.9 - 0.08
+    assert loop_accuracy(capacity + 1) <= 0.9 + 0.08
+
+
+def test_capacity_is_max_pairs_when_every_tried_memory_is_retrieved():
+    assert retrieval_capacity(16, 8.0, 100, np.random.default_rng(6), max_pairs=48) == 48
+
+
+def test_softmax_capacity_at_d_64_and_beta_8_exceeds_the_linear_capacity_many_times():
+    linear = retrieval_capacity(64, 8.0, 200, np.random.default_rng(7), readout="linear")
+    softmax = retrieval_capacity(64, 8.0, 200, np.random.default_rng(7), max_pairs=1024)
+    assert 100 < linear < 400
+    assert softmax == 1024
+
+
+def test_capacity_returns_a_python_int():
+    assert type(retrieval_capacity(8, 2.0, 50, np.random.default_rng(8))) is int
+
+
+@pytest.mark.parametrize(
+    "kwargs, argument",
+    [
+        ({"threshold": 0.0}, "threshold"),
+        ({"threshold": 1.5}, "threshold"),
+        ({"max_pairs": 0}, "max_pairs"),
+        ({"readout": "cosine"}, "readout"),
+        ({"d": 0}, "d"),
+        ({"n_trials": 2.5}, "n_trials"),
+    ],
+)
+def test_capacity_names_the_bad_argument(kwargs, argument):
+    arguments = {"d": 8, "beta": 2.0, "n_trials": 10, "rng": np.random.default_rng(0), **kwargs}
+    with pytest.raises(ValueError, match=f"^{argument} must"):
+        retrieval_capacity(**arguments)
 
 
 def test_answer_ab_exp_exponentiates_the_ab_scores_with_beta_four():
@@ -224,3 +297,33 @@ def test_answer_beta_equiv_turns_cosines_into_sqrt_dk_scaled_scores():
     q, k = (8.0 * v / np.linalg.norm(v) for v in rng.normal(size=(2, 64)))  # length sqrt(64)
     scaled_score = sum(a * b for a, b in zip(q, k)) / math.sqrt(64)
     assert answer_beta_equiv * loop_cosine(q, k) == pytest.approx(scaled_score)
+
+
+# ---- the streamed experiment behind "the softmax capacity at d = 64, β = 8 lies in the millions" ----
+
+
+def _direct_retrieval_on_the_same_draws(n_pairs, d, beta, seed, chunk):
+    """The same trial as streamed_softmax_retrieval, with every key and value held at once."""
+    sizes = [min(chunk, n_pairs - start) for start in range(0, n_pairs, chunk)]
+    seeds = np.random.SeedSequence(seed).spawn(2 * len(sizes))
+
+    def rows(child, size):
+        vectors = np.random.default_rng(child).standard_normal((size, d))
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    K = np.concatenate([rows(s, size) for s, size in zip(seeds[:len(sizes)], sizes)])
+    V = np.concatenate([rows(s, size) for s, size in zip(seeds[len(sizes):], sizes)])
+    output, _ = softmax_readout(K, V, K[0], beta)
+    return int(np.argmax(V @ output)) == 0
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_streamed_retrieval_decides_each_trial_as_the_whole_memory_at_once_does(seed):
+    assert streamed_softmax_retrieval(50, 6, 3.0, seed, chunk=7) == _direct_retrieval_on_the_same_draws(50, 6, 3.0, seed, 7)
+
+
+def test_streamed_retrieval_succeeds_as_often_as_retrieval_accuracy_predicts():
+    trials = 600
+    rate = sum(streamed_softmax_retrieval(64, 8, 4.0, [5, t], chunk=20) for t in range(trials)) / trials
+    expected = retrieval_accuracy(64, 8, 4.0, 8000, np.random.default_rng(11))
+    assert abs(rate - expected) < 5 * math.sqrt(expected * (1 - expected) / trials) + 0.01

@@ -15,11 +15,13 @@ from solutions.attention import (
 from solutions.readout import (
     AB_BETA,
     AB_SCORES,
+    DEFAULT_MAX_PAIRS,
     ab_normaliser,
     answer_ab_exp,
     answer_ab_ratio,
     answer_ab_weights,
     answer_beta_equiv,
+    capacity_search,
     equivalent_beta,
     exp_weights,
     normalize_rows,
@@ -66,7 +68,7 @@ STUDENT_API = {
     ),
     "03_readout": (
         "exp_weights", "relative_weight", "normalize_rows", "softmax_readout", "retrieval_accuracy",
-        "answer_ab_exp", "answer_ab_ratio", "answer_ab_weights", "answer_beta_equiv",
+        "retrieval_capacity", "answer_ab_exp", "answer_ab_ratio", "answer_ab_weights", "answer_beta_equiv",
     ),
     "04_attention": (
         "scaled_dot_product_attention", "causal_mask", "multi_head_attention",
@@ -79,6 +81,6 @@ __all__ = sorted(
     | {
         "AB_BETA", "AB_SCORES", "CULPRIT_CHOICES", "STUDENT_API", "ab_normaliser", "dot_product_samples",
         "equivalent_beta", "gradient_residual_trials", "projected_score_variance_theory",
-        "retrieval_capacity", "saturation_trials",
+        "DEFAULT_MAX_PAIRS", "capacity_search", "saturation_trials",
     }
 )

@@ -157,27 +157,71 @@ def retrieval_accuracy(
     return _retrieval_successes(n_pairs, d, beta, n_trials, rng, readout) / n_trials
 
 
-def retrieval_capacity(
-    n_pairs_grid, d: int, beta: float, n_trials: int, rng: np.random.Generator,
-    readout: str = "softmax", threshold: float = 0.9,
-) -> tuple[int, np.ndarray]:
-    """Largest n_pairs of the grid whose retrieval accuracy is at least ``threshold``.
+#: Largest number of stored pairs ``retrieval_capacity`` tries unless told otherwise.
+DEFAULT_MAX_PAIRS = 4096
 
-    n_pairs_grid: increasing positive integers; the other arguments as in ``retrieval_accuracy``.
-    Returns (capacity, accuracies [len(grid)]); capacity is 0 when no grid point reaches the
-    threshold and equals the last grid point when all do (the true capacity may then be larger).
+
+def capacity_search(
+    d: int, beta: float, n_trials: int, rng: np.random.Generator, readout: str = "softmax",
+    threshold: float = 0.9, max_pairs: int = DEFAULT_MAX_PAIRS,
+) -> tuple[int, dict[int, float]]:
+    """The search behind ``retrieval_capacity``: (capacity, {n_pairs: measured accuracy} in search order).
+
+    Accuracy falls as more pairs share the memory, so the search gallops, then bisects. Each
+    measurement is one ``retrieval_accuracy(n_pairs, d, beta, n_trials, rng, readout)`` call with
+    fresh trials from ``rng``:
+    1. n_pairs = 1, 2, 4, ... (the last step capped at max_pairs) while the accuracy reaches threshold;
+    2. if max_pairs reaches it, the capacity is max_pairs (the true capacity may be larger);
+    3. otherwise bisect between the last n_pairs that reached the threshold and the first that did
+       not, until they are neighbours; the capacity is the one that reached it.
+    Every returned capacity c < max_pairs was measured at or above the threshold and c + 1 below it.
     """
-    grid = np.asarray(n_pairs_grid)
-    if grid.ndim != 1 or grid.size == 0 or grid.dtype.kind not in "iu" or np.any(grid < 1):
-        raise ValueError("n_pairs_grid must be a non-empty 1-D sequence of positive integers.")
-    if np.any(np.diff(grid) <= 0):
-        raise ValueError("n_pairs_grid must be strictly increasing.")
-    threshold = as_real(threshold, "threshold", minimum=0.0)
-    accuracies = np.array(
-        [retrieval_accuracy(int(n), d, beta, n_trials, rng, readout=readout) for n in grid]
-    )
-    reached = grid[accuracies >= threshold]
-    return (int(reached.max()) if reached.size else 0), accuracies
+    d = as_positive_int(d, "d")
+    beta = as_real(beta, "beta")
+    n_trials = as_positive_int(n_trials, "n_trials")
+    rng = as_generator(rng)
+    if readout not in READOUTS:
+        raise ValueError(f"readout must be one of {READOUTS}; got {readout!r}.")
+    threshold = as_real(threshold, "threshold", minimum=0.0, strict=True)
+    if threshold > 1.0:
+        raise ValueError(f"threshold must lie in (0, 1], as an accuracy does; got {threshold}.")
+    max_pairs = as_positive_int(max_pairs, "max_pairs")
+
+    measured: dict[int, float] = {}
+
+    def reaches(n_pairs: int) -> bool:
+        measured[n_pairs] = retrieval_accuracy(n_pairs, d, beta, n_trials, rng, readout=readout)
+        return measured[n_pairs] >= threshold
+
+    # One pair is always retrieved (accuracy 1 >= threshold), so the gallop starts from a success.
+    n_pairs = 1
+    while reaches(n_pairs):
+        if n_pairs == max_pairs:
+            return max_pairs, measured
+        passed, n_pairs = n_pairs, min(2 * n_pairs, max_pairs)
+    failed = n_pairs
+    while failed - passed > 1:
+        middle = (passed + failed) // 2
+        if reaches(middle):
+            passed = middle
+        else:
+            failed = middle
+    return passed, measured
+
+
+def retrieval_capacity(
+    d: int, beta: float, n_trials: int, rng: np.random.Generator, readout: str = "softmax",
+    threshold: float = 0.9, max_pairs: int = DEFAULT_MAX_PAIRS,
+) -> int:
+    """Capacity of a read-out (AR07/b2): the largest n_pairs <= max_pairs retrieved with accuracy >= threshold.
+
+    d: key and value dimension; beta: sharpness of the softmax read-out (unused by "linear");
+    n_trials: trials per measured accuracy; rng: numpy Generator; readout: "softmax" or "linear";
+    threshold: accuracy to reach, in (0, 1]; max_pairs: the largest n_pairs tried.
+    Returns a Python int in [1, max_pairs]; max_pairs means "at least max_pairs". The search is
+    ``capacity_search``'s gallop-then-bisect, one ``retrieval_accuracy`` call per tried n_pairs.
+    """
+    return capacity_search(d, beta, n_trials, rng, readout, threshold, max_pairs)[0]
 
 
 def equivalent_beta(d_k: int) -> float:

@@ -163,7 +163,7 @@ def unit_variance_scale(d_k: int) -> float:
 #: Softmax of the Blog's scores [14, 10, 12]: about [0.867, 0.016, 0.117].
 answer_weights_unscaled = softmax([14.0, 10.0, 12.0])
 
-#: The same scores divided by sqrt(64) = 8: about [0.419, 0.254, 0.327].
+#: The same scores divided by sqrt(64) = 8: about [0.419, 0.254, 0.326] (the last is 0.32650 rounded down).
 answer_weights_scaled = softmax(np.array([14.0, 10.0, 12.0]) / unit_variance_scale(64))
 
 #: L3 §3 worked example softmax(3.2, 0.1, -2.5, 0.4): about (0.90, 0.041, 0.003, 0.055).

@@ -189,6 +189,88 @@ def _retrieval_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
+# ---- retrieval_capacity: a statistical judge ---------------------------------------------------
+# A correct search ends on a capacity c measured at or above the threshold with c + 1 measured below it
+# (or on c = max_pairs measured at or above it). Each measurement is an n_trials-trial rate, so c is
+# plausible when the reference accuracy at c is not below the threshold, and at c + 1 not above it, by
+# more than ``retrieval_tolerance``: a correct search fails only if one of its ~2·log2(max_pairs)
+# measurements strays that far, well below 1e-3 in all.
+
+#: Trials behind every measured accuracy in the capacity cases (cheap at d <= 16, tight enough to
+#: separate the read-outs).
+CAPACITY_TRIALS = 500
+
+
+def _accuracy_problem(capacity: int, d: int, beta: float, n_trials: int, readout: str, threshold: float,
+                      max_pairs: int) -> str | None:
+    """Why ``capacity`` cannot be the outcome of a correct search in this setting, or None if it can."""
+    at_capacity = expected_accuracy(capacity, d, beta, readout)
+    if at_capacity < threshold - retrieval_tolerance(at_capacity, n_trials):
+        return (f"with {capacity} stored pairs the expected accuracy is below the threshold by more than "
+                f"{STANDARD_ERRORS:g} standard errors of an {n_trials}-trial estimate, so your capacity is too large.")
+    if capacity < max_pairs:
+        one_more = expected_accuracy(capacity + 1, d, beta, readout)
+        if one_more >= threshold + retrieval_tolerance(one_more, n_trials):
+            return (f"with {capacity + 1} stored pairs the expected accuracy is still above the threshold by more "
+                    f"than {STANDARD_ERRORS:g} standard errors, so your capacity is too small (did the search stop "
+                    "before its last success and first failure were neighbours?).")
+    return None
+
+
+def judge_retrieval_capacity(case: Case, value):
+    """None when ``value`` is a plausible capacity for the case's setting; else (stage, detail)."""
+    if not is_real_scalar(value) or float(value) != round(float(value)):
+        return WRONG_TYPE, f"expected the capacity as a whole number of pairs, got {value!r}."
+    capacity = int(value)
+    d, beta, n_trials = case.args[:3]
+    readout = case.kwargs.get("readout", "softmax")
+    threshold = case.kwargs.get("threshold", 0.9)
+    max_pairs = case.kwargs.get("max_pairs", solutions.DEFAULT_MAX_PAIRS)
+    if not 1 <= capacity <= max_pairs:
+        return INACCURATE, (f"a capacity lies between 1 (one pair is always retrieved) and max_pairs = {max_pairs}, "
+                            "the largest number of pairs the search may try.")
+    problem = _accuracy_problem(capacity, d, beta, n_trials, readout, threshold, max_pairs)
+    if problem is None:
+        return None
+    for description, (other_beta, other_readout, other_threshold) in _capacity_alternatives(beta, readout, threshold):
+        if _accuracy_problem(capacity, d, other_beta, n_trials, other_readout, other_threshold, max_pairs) is None:
+            return INACCURATE, f"{problem} It is consistent with {description}."
+    return INACCURATE, problem
+
+
+def _capacity_alternatives(beta: float, readout: str, threshold: float):
+    """(description, (beta, readout, threshold)) of the wrong searches a student may have run."""
+    if readout == "softmax":
+        yield "the capacity of the linear read-out (is `readout` passed on?)", (beta, "linear", threshold)
+        if beta != 1.0:
+            yield "a softmax read-out without beta (is `beta` passed on?)", (1.0, "softmax", threshold)
+    else:
+        yield "the capacity of the softmax read-out (is `readout` passed on?)", (beta, "softmax", threshold)
+    if threshold != 0.9:
+        yield "the threshold 0.9 instead of the one asked (is `threshold` used?)", (beta, readout, 0.9)
+
+
+def _capacity_cases(rng: np.random.Generator) -> list[Case]:
+    def seed():
+        return seed_input(rng)
+
+    n = CAPACITY_TRIALS
+    return [
+        Case(f"softmax read-out, d = 8, beta = 4, {n} trials per accuracy, max_pairs = 256",
+             (8, 4.0, n, seed()), {"readout": "softmax", "threshold": 0.9, "max_pairs": 256}),
+        Case(f"default read-out, threshold and max_pairs, d = 16, beta = 2, {n} trials per accuracy",
+             (16, 2.0, n, seed())),
+        Case(f"linear read-out, d = 16, {n} trials per accuracy, max_pairs = 256",
+             (16, 1.0, n, seed()), {"readout": "linear", "max_pairs": 256}),
+        Case(f"threshold = 0.5, softmax read-out, d = 8, beta = 4, {n} trials per accuracy",
+             (8, 4.0, n, seed()), {"readout": "softmax", "threshold": 0.5, "max_pairs": 512}),
+        Case(f"every tried memory is retrieved: softmax, d = 16, beta = 8, max_pairs = 48, {n} trials",
+             (16, 8.0, n, seed()), {"readout": "softmax", "max_pairs": 48}),
+        Case("threshold = 1.5 (an accuracy never reaches it)", (8, 4.0, 20, seed()), {"threshold": 1.5},
+             weight=0.5, raises="ValueError"),
+    ]
+
+
 # ---- the checks -------------------------------------------------------------------------------
 
 CHECKS = [
@@ -197,6 +279,7 @@ CHECKS = [
     function_check("normalize_rows", _normalize_rows_cases, "AM13"),
     function_check("softmax_readout", _softmax_readout_cases, "AM12", output_names=("the output", "the weights")),
     function_check("retrieval_accuracy", _retrieval_cases, "AR07/b2", judge=judge_retrieval_accuracy),
+    function_check("retrieval_capacity", _capacity_cases, "AR07/b2", judge=judge_retrieval_capacity),
     value_check("answer_ab_exp", "AR07/b0"),
     value_check("answer_ab_ratio", "AR07/b1"),
     value_check("answer_ab_weights", "AR07/b1"),

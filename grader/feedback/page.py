@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from grader.verdicts import verdict_records
+from grader.verdicts import probe_cells_from_gradebook, verdict_records
 
 SUMMARY_CELL_ID = "feedback-summary"
 NOT_ATTEMPTED_NOTE = "Not attempted yet: this cell still raises NotImplementedError, as released.\n"
@@ -66,12 +66,15 @@ class CheckSummary:
         return self.misconception or self.problem or "not passed"
 
 
-def summarize(nb) -> list[CheckSummary]:
-    """The checks of a graded notebook whose cells ``GetGrades`` has scored, in notebook order."""
+def summarize(nb, sources: dict[str, str] | None = None) -> list[CheckSummary]:
+    """The checks of a graded notebook whose cells ``GetGrades`` has scored, in notebook order.
+
+    sources: grade_id -> the instructor's source of each probe cell (see ``instructor_sources``).
+    """
     summaries = []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
-        records = verdict_records(cell)
+        records = verdict_records(cell, _source(cell, sources))
         if not (meta.get("grade") and not meta.get("solution") and records):
             continue
         text = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs
@@ -125,12 +128,28 @@ def _e(text: str) -> str:
     return html.escape(str(text), quote=True)
 
 
-def tidy_outputs(cell) -> None:
+def _source(cell, sources: dict[str, str] | None) -> str | None:
+    if sources is None:
+        return None
+    return sources.get(cell.metadata.get("nbgrader", {}).get("grade_id"), "")
+
+
+def instructor_sources(resources) -> dict[str, str] | None:
+    """grade_id -> instructor source of each probe cell, from the gradebook nbgrader names in
+    ``resources``; None outside an nbgrader run (the cells' own sources are used then)."""
+    info = resources.get("nbgrader") or {}
+    if not all(info.get(key) for key in ("db_url", "notebook", "assignment")):
+        return None
+    cells = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"])
+    return {grade_id: source for grade_id, (source, _points) in cells.items()}
+
+
+def tidy_outputs(cell, sources: dict[str, str] | None = None) -> None:
     """Drop what only nbgrader reads from a graded test cell; shorten an untouched stub's traceback."""
     meta = cell.metadata.get("nbgrader", {})
     if cell.cell_type != "code":
         return
-    if meta.get("grade") and not meta.get("solution") and verdict_records(cell):
+    if meta.get("grade") and not meta.get("solution") and verdict_records(cell, _source(cell, sources)):
         cell.outputs = [o for o in cell.outputs if o.get("output_type") not in ("execute_result", "error")]
         return
     note = NOT_ATTEMPTED_NOTE if meta.get("solution") else CALLS_A_STUB_NOTE
@@ -143,9 +162,11 @@ class FeedbackPage(NbGraderPreprocessor):
     """Summary at the top, tidy graded outputs, wrapping verdict text (see the module docstring)."""
 
     def preprocess(self, nb, resources):
-        summaries = summarize(nb)
+        # ClearHiddenTests has removed the probe lines by now: trust comes from the gradebook.
+        sources = instructor_sources(resources)
+        summaries = summarize(nb, sources)
         for cell in nb.cells:
-            tidy_outputs(cell)
+            tidy_outputs(cell, sources)
         nb.cells = [cell for cell in nb.cells if cell.get("id") != SUMMARY_CELL_ID]
         summary = new_markdown_cell(summary_html(summaries))
         summary["id"] = SUMMARY_CELL_ID

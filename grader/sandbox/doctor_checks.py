@@ -114,8 +114,122 @@ def start_daemon(marker):
     return True, "double-forked daemon started"
 
 
+def _busy(seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        pass
+
+
+def try_fork_tree(limit):
+    """Fork children that each start a new session, until the control group refuses."""
+    children, refused = [], None
+    try:
+        for _ in range(limit + 16):
+            pid = os.fork()
+            if pid == 0:
+                os.setsid()
+                time.sleep(60)
+                os._exit(0)
+            children.append(pid)
+    except OSError as exc:
+        refused = exc
+    for pid in children:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    if refused is None:
+        return False, "forked %d processes in new sessions, more than the limit of %d" % (
+            len(children), limit)
+    return True, "fork refused after %d children in new sessions (%s)" % (
+        len(children), errno.errorcode.get(refused.errno, refused.errno))
+
+
+def try_allocate_across(limit, children=4):
+    """``children`` processes each touch limit/3 bytes; the control group must stop them."""
+    share = limit // 3
+    pids = []
+    for _ in range(children):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                block = bytearray(share)
+                for i in range(0, share, 4096):
+                    block[i] = 1
+                time.sleep(5)
+            finally:
+                os._exit(0)
+        pids.append(pid)
+    killed = 0
+    for pid in pids:
+        _, status = os.waitpid(pid, 0)
+        killed += os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9
+    if killed:
+        return True, "%d of %d processes touching %d MiB each were killed at the %d MiB limit" % (
+            killed, children, share >> 20, limit >> 20)
+    return False, "%d processes held %d MiB together" % (children, (share * children) >> 20)
+
+
+def try_cpu_across(quota, children=3, seconds=2.0):
+    """Busy children for ``seconds``: their CPU time shows whether the quota holds."""
+    started = time.time()
+    pids = []
+    for _ in range(children):
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            _busy(seconds)
+            os._exit(0)
+        pids.append(pid)
+    for pid in pids:
+        os.waitpid(pid, 0)
+    wall = time.time() - started
+    used = os.times().children_user + os.times().children_system
+    return [used, wall]
+
+
+def try_fill_folder(size_limit, file_limit):
+    """Write past the working folder's byte quota, then past its file quota."""
+    results = []
+    chunk, written = b"x" * 2 ** 20, 0
+    os.mkdir("doctor-fill")
+    try:  # files of 4 MiB, each below the file size limit, until the folder is full
+        for number in range(size_limit // (4 * 2 ** 20) + 3):
+            with open(os.path.join("doctor-fill", str(number)), "wb") as handle:
+                for _ in range(4):
+                    handle.write(chunk)
+                    written += 1
+        results.append((False, "wrote %d MiB" % written))
+    except OSError as exc:
+        results.append((True, "writing past %d MiB failed after %d MiB (%s)" % (
+            size_limit >> 20, written, errno.errorcode.get(exc.errno, exc.errno))))
+    finally:
+        for name in os.listdir("doctor-fill"):
+            os.remove(os.path.join("doctor-fill", name))
+        os.rmdir("doctor-fill")
+    made = 0
+    try:
+        os.mkdir("doctor-files")
+        for made in range(file_limit + 16):
+            open(os.path.join("doctor-files", str(made)), "w").close()
+        results.append((False, "created %d files" % (file_limit + 16)))
+    except OSError as exc:
+        results.append((True, "file %d of %d refused (%s)" % (
+            made, file_limit, errno.errorcode.get(exc.errno, exc.errno))))
+    return [all(r[0] for r in results), "; ".join(r[1] for r in results)]
+
+
+def tree_main(args):
+    """The second probe run: whole-tree limits of the control group and the folder quota."""
+    findings = {"tree_processes": try_fork_tree(args["tree_process_limit"]),
+                "tree_memory": try_allocate_across(args["tree_memory_limit"]),
+                "cpu": try_cpu_across(args["cpu_quota"]),
+                "workdir": try_fill_folder(args["workdir_size_limit"], args["workdir_file_limit"])}
+    print(json.dumps(findings))
+
+
 def main():
     args = json.loads(sys.argv[1])
+    if args.get("mode") == "tree":
+        return tree_main(args)
     findings = {}
     findings["read"] = [try_read(p) for p in args["secret_files"] + args["secret_dirs"]]
     findings["write"] = [try_write(p) for p in args["forbidden_dirs"]]

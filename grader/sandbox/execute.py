@@ -7,12 +7,18 @@ crash of the grader: when the kernel dies (``os._exit``, a segfault, the memory 
 limit) or ignores the interrupt after a cell timeout, that cell gets an error output
 saying so, the kernel is killed, and every later code cell gets an error output too, so
 no test cell after it can pass by not running.
+
+Everything the kernel sends is bounded: a cell's outputs (``max_output_bytes``, display
+updates included); comm messages (widgets) are dropped, since grading needs none, and no
+widget state is ever written into the notebook; and the whole notebook gets
+``notebook_timeout`` seconds of wall-clock time besides the per-cell ``timeout``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import time
 from pathlib import Path
@@ -85,6 +91,25 @@ class SandboxedExecute(Execute):
     tmp_size_limit = Integer(SandboxPolicy.tmp_size_limit, help=(
         "Size in bytes of each of the kernel's private /tmp, /dev/shm and home folder.")
     ).tag(config=True)
+    tree_memory_limit = Integer(SandboxPolicy.tree_memory_limit, allow_none=True, help=(
+        "Memory in bytes that all processes of one sandbox may hold together (its control "
+        "group); past it the kernel's out-of-memory killer stops one of them. None: no limit.")
+    ).tag(config=True)
+    tree_process_limit = Integer(SandboxPolicy.tree_process_limit, allow_none=True, help=(
+        "Processes and threads one sandbox may have at once (its control group's pids.max).")
+    ).tag(config=True)
+    cpu_weight = Integer(SandboxPolicy.cpu_weight, help=(
+        "CPU share of one sandbox, however many processes it forks, on the cgroup v2 scale "
+        "(100: as much as one ordinary process).")).tag(config=True)
+    cpu_quota = Float(SandboxPolicy.cpu_quota, allow_none=True, help=(
+        "CPUs one sandbox may use at most (its control group's quota). None: no cap.")
+    ).tag(config=True)
+    workdir_size_limit = Integer(SandboxPolicy.workdir_size_limit, help=(
+        "Bytes the kernel's working folder may hold (it is a filesystem of its own, copied "
+        "back into autograded/ afterwards).")).tag(config=True)
+    workdir_file_limit = Integer(SandboxPolicy.workdir_file_limit, help=(
+        "Files and folders the kernel's working folder (and each of /tmp, /dev/shm and home) "
+        "may hold.")).tag(config=True)
     readonly_paths = List(Unicode(), help=(
         "Extra absolute paths the kernel may read (the Python installation, /usr and /etc "
         "are always readable).")).tag(config=True)
@@ -106,6 +131,15 @@ class SandboxedExecute(Execute):
         "Output one cell may send to the grader (text and data, in bytes); the rest is "
         "dropped and the cell gets an OutputLimitExceeded error. Keep it above the size "
         "of the largest legitimate output, such as a hidden check's probe report.")
+    ).tag(config=True)
+    notebook_timeout = Integer(600, allow_none=True, help=(
+        "Wall-clock seconds the whole notebook may take, kernel start included, besides the "
+        "per-cell timeout; when they run out the kernel is stopped, the running cell gets a "
+        "NotebookTimeoutError and every later cell is marked not run. None: no limit.")
+    ).tag(config=True)
+    max_message_bytes = Integer(32 * MiB, allow_none=True, help=(
+        "Largest single message the grader accepts from the kernel, in bytes; a larger one is "
+        "dropped before it is read (so no message can grow the grading process beyond it).")
     ).tag(config=True)
     interrupt_grace = Float(3.0, help=(
         "Seconds a kernel gets to answer after a timed-out cell was interrupted; a kernel "
@@ -130,6 +164,13 @@ class SandboxedExecute(Execute):
         self._kernel_lost: str | None = None
         self._timed_out = False
         self._output_bytes: dict[int, int] = {}
+        self._deadline: float | None = None
+        self._cut_by_deadline = False
+        self.dropped_comm_messages = 0
+
+    @default("store_widget_state")
+    def _store_widget_state_default(self) -> bool:
+        return False
 
     def sandbox_policy(self) -> SandboxPolicy:
         """The configured limits as a validated :class:`SandboxPolicy`."""
@@ -147,6 +188,7 @@ class SandboxedExecute(Execute):
             policy = dataclasses.replace(policy, hidden_paths=policy.hidden_paths + gradebook)
         self.km = SandboxedKernelManager(
             config=self.config, policy=policy, course_root=self.course_root,
+            max_message_bytes=self.max_message_bytes,
             hidden_workdir_files=[f"{notebook}.ipynb"] if notebook else [], **options)
         self._sandbox_km = self.km
         return self.km
@@ -168,6 +210,10 @@ class SandboxedExecute(Execute):
         self._kernel_lost = None
         self._timed_out = False
         self._output_bytes = {}
+        self._cut_by_deadline = False
+        self.dropped_comm_messages = 0
+        self._deadline = (time.monotonic() + self.notebook_timeout
+                          if self.notebook_timeout else None)
         self._drop_copies_of_submitted_links(resources or {})
         try:
             return super().preprocess(nb, resources)
@@ -178,21 +224,56 @@ class SandboxedExecute(Execute):
                 run_sync(self._sandbox_km.cleanup_resources)()
                 self._sandbox_km = None
 
-    def output(self, outs, msg, display_id, cell_index):
-        """Keep a cell's outputs, up to ``max_output_bytes``; a flood past it is dropped."""
+    def process_message(self, msg, cell, cell_index):
+        """Drop comm (widget) messages; charge display updates to the cell's output budget."""
+        msg_type = msg["msg_type"]
+        if msg_type.startswith("comm"):
+            self.dropped_comm_messages += 1
+            return None
+        if msg_type == "update_display_data" and not self._charge(cell.outputs, msg, cell_index):
+            return None
+        return super().process_message(msg, cell, cell_index)
+
+    def set_widgets_metadata(self) -> None:
+        """Never write widget state into the graded notebook (comm messages are dropped)."""
+
+    def _charge(self, outs, msg, cell_index) -> bool:
+        """Count ``msg`` against the cell's ``max_output_bytes``; False once it is spent."""
         used = self._output_bytes.get(cell_index, 0)
         if used > self.max_output_bytes:
-            return None
+            return False
         used += len(json.dumps(msg["content"], default=str))
         self._output_bytes[cell_index] = used
         if used > self.max_output_bytes:
             outs.append(error_output(
                 "OutputLimitExceeded", f"the cell's output passed {self.max_output_bytes} "
                 "bytes; the rest was dropped"))
+            return False
+        return True
+
+    def output(self, outs, msg, display_id, cell_index):
+        """Keep a cell's outputs, up to ``max_output_bytes``; a flood past it is dropped."""
+        if not self._charge(outs, msg, cell_index):
             return None
         return super().output(outs, msg, display_id, cell_index)
 
+    def _remaining_seconds(self) -> float | None:
+        return None if self._deadline is None else self._deadline - time.monotonic()
+
+    def _get_timeout(self, cell):
+        """The cell's timeout, shortened to what is left of the notebook's wall-clock time."""
+        timeout = super()._get_timeout(cell)
+        remaining = self._remaining_seconds()
+        if remaining is None or (timeout is not None and timeout <= remaining):
+            self._cut_by_deadline = False
+            return timeout
+        self._cut_by_deadline = True
+        return max(1, math.ceil(remaining))
+
     async def _async_handle_timeout(self, timeout, cell=None):
+        if self._cut_by_deadline:
+            raise CellTimeoutError.error_from_timeout_and_cell(
+                "Notebook wall-clock limit reached", timeout, cell)
         self._timed_out = True
         return await super()._async_handle_timeout(timeout, cell)
 
@@ -200,6 +281,11 @@ class SandboxedExecute(Execute):
         if self._kernel_lost is not None:
             if cell.cell_type == "code" and cell.source.strip():
                 cell.outputs = [error_output("DeadKernelError", f"not run: {self._kernel_lost}")]
+            return cell, resources
+        remaining = self._remaining_seconds()
+        if remaining is not None and remaining <= 0 and cell.cell_type == "code" \
+                and cell.source.strip():
+            self._stop_at_deadline(cell)
             return cell, resources
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
@@ -209,14 +295,38 @@ class SandboxedExecute(Execute):
                 "DeadKernelError", f"the kernel died while running this cell: {reason}"))
             self._kernel_lost = f"the kernel died in an earlier cell ({reason})"
             return cell, resources
-        except CellTimeoutError:
-            self._stop_unresponsive_kernel(cell)
+        except CellTimeoutError as exc:
+            if self._cut_by_deadline:
+                self._stop_at_deadline(cell)
+            elif "IOPub" in str(exc) and not self._timed_out:
+                self._stop_lost_output(cell)
+            else:
+                self._stop_unresponsive_kernel(cell)
             return cell, resources
         if self._timed_out:
             self._timed_out = False
             if not run_sync(self._kernel_answers)(self.interrupt_grace):
                 self._stop_unresponsive_kernel(cell)
         return cell, resources
+
+    def _stop_at_deadline(self, cell) -> None:
+        self.log.warning("The notebook used up its %s s; stopping its kernel", self.notebook_timeout)
+        run_sync(self._sandbox_km._async_kill_kernel)()
+        message = (f"the notebook did not finish within {self.notebook_timeout} s (the limit for "
+                   "the whole notebook); this cell was stopped")
+        cell.outputs.append(error_output("NotebookTimeoutError", message))
+        self._kernel_lost = f"the notebook ran out of its {self.notebook_timeout} s"
+
+    def _stop_lost_output(self, cell) -> None:
+        """The cell finished but its output stopped arriving: the kernel sent a message past
+        ``max_message_bytes`` (the grader's socket refused it and dropped the connection)."""
+        self.log.warning("The kernel's output stopped arriving; killing it")
+        run_sync(self._sandbox_km._async_kill_kernel)()
+        cell.outputs.append(error_output(
+            "OutputLimitExceeded", "the kernel's output stopped arriving, e.g. after a message "
+            f"larger than {self.max_message_bytes} bytes, which the grader refuses; the kernel "
+            "was stopped"))
+        self._kernel_lost = "the kernel was stopped after its output was lost"
 
     def _stop_unresponsive_kernel(self, cell) -> None:
         self.log.warning("Kernel did not answer after interrupting a timed-out cell; killing it")

@@ -6,8 +6,9 @@ import asyncio
 import os
 import signal
 
+import zmq
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Bool, Instance, List, Unicode
+from traitlets import Bool, Instance, Integer, List, Unicode
 
 from . import zygote
 from .policy import SandboxError, SandboxPolicy
@@ -53,8 +54,18 @@ class SandboxedKernelManager(AsyncKernelManager):
         "sandbox is the same. Used when the grader runs as root on Linux with this "
         "interpreter's ipykernel.")).tag(config=True)
     sandbox = Instance(SandboxRun, allow_none=True)
+    max_message_bytes = Integer(32 * 2 ** 20, allow_none=True, help=(
+        "Largest message the grader accepts from the kernel (ZMQ_MAXMSGSIZE on its client "
+        "sockets); a kernel sending a larger one is disconnected and the message is lost."))
     exit_code: int | None = None
     _sandbox_process: zygote.SandboxProcess | None = None
+
+    def client(self, **kwargs):
+        """A kernel client whose sockets refuse messages above ``max_message_bytes``."""
+        kc = super().client(**kwargs)
+        if self.max_message_bytes:
+            kc.context.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+        return kc
 
     async def _async_pre_start_kernel(self, **kw):
         if self.sandbox is not None:
@@ -139,4 +150,9 @@ class SandboxedKernelManager(AsyncKernelManager):
     restart_kernel = _async_restart_kernel
 
     def exit_description(self) -> str:
-        return describe_exit(self.exit_code)
+        text = describe_exit(self.exit_code)
+        group = self.sandbox.cgroup if self.sandbox is not None else None
+        if group is not None and group.oom_kills() and self.policy.tree_memory_limit:
+            text += (f"; the notebook's processes together passed the sandbox's memory limit of "
+                     f"{self.policy.tree_memory_limit / 2**20:.0f} MiB")
+        return text

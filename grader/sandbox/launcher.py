@@ -310,7 +310,8 @@ def build_root(spec):
     for name, link in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                        ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
         os.symlink(link, root + "/dev/" + name)
-    scratch = "mode=1777,size=%d" % spec["tmp_size"]
+    files = ",nr_inodes=%d" % spec["max_files"] if spec.get("max_files") else ""
+    scratch = "mode=1777,size=%d%s" % (spec["tmp_size"], files)
     make_dirs(root + "/dev/shm")
     mount("tmpfs", root + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, scratch)
     make_dirs(root + "/tmp")
@@ -343,12 +344,15 @@ def build_root(spec):
     make_dirs(home)
     owner = ",uid=%d,gid=%d" % (uid, gid) if uid is not None else ""
     mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-          "mode=0700,size=%d%s" % (spec["tmp_size"], owner))
+          "mode=0700,size=%d%s%s" % (spec["tmp_size"], files, owner))
 
     # last, so that nothing mounted above can cover them
-    for path in (spec["ipc_dir"], spec["workdir"]):
+    # the working folder's own size-limited filesystem, when the grader made one
+    sources = {spec["ipc_dir"]: spec["ipc_dir"],
+               spec["workdir"]: spec.get("workdir_source") or spec["workdir"]}
+    for path, source in sources.items():
         make_dirs(root + path)
-        bind_writable(path, root + path)
+        bind_writable(source, root + path)
     for name in spec.get("workdir_hidden", ()):
         inside = os.path.join(root + spec["workdir"], name)
         if os.path.isfile(inside) and not os.path.islink(inside):
@@ -487,7 +491,10 @@ def main(argv):
     ``hidden_paths`` (absolute paths), ``workdir_hidden`` (file names in the working folder
     to hide, e.g. the notebook being graded), ``sandbox_home``, ``tmp_size`` (bytes), ``uid``,
     ``gid`` (ints or null), ``limits`` (name -> int or null, see ``RLIMITS``), ``required``
-    (bool), ``grader_fd`` (int or null), ``fallback_home``, ``fallback_tmp``.
+    (bool), ``grader_fd`` (int or null), ``fallback_home``, ``fallback_tmp``, ``max_files``
+    (inodes of each private tmpfs), ``workdir_source`` (the folder bound at ``workdir``: its
+    size-limited filesystem, or null), ``cgroup_procs`` (``cgroup.procs`` files this process
+    enters first, so that everything it starts stays in the sandbox's control group).
     """
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)  # interrupts are meant for the kernel
@@ -497,8 +504,20 @@ def main(argv):
     grader_fd = spec.get("grader_fd")
     if grader_fd is not None:
         os.set_inheritable(grader_fd, False)
-    warnings, layers = [], {"filesystem": False}
+    warnings, layers = [], {"filesystem": False, "cgroup": False}
     env = dict(spec["env"])
+
+    # First of all, before anything of the kernel exists: enter the sandbox's control group.
+    try:
+        for procs in spec.get("cgroup_procs") or ():
+            with open(procs, "w") as handle:
+                handle.write("0")
+        layers["cgroup"] = bool(spec.get("cgroup_procs"))
+    except OSError as exc:
+        warnings.append("could not enter the control group (%s)" % exc)
+        if spec["required"]:
+            write_report(run_fd, {"status": "failed", "error": warnings[-1]})
+            return EXIT_SETUP_FAILED
 
     if spec["mount_namespace"]:
         try:
@@ -507,6 +526,7 @@ def main(argv):
         except OSError as exc:
             warnings.append("filesystem isolation could not be set up (%s)" % exc)
     if not layers["filesystem"]:
+        spec["workdir"] = spec.get("workdir_source") or spec["workdir"]
         env["HOME"] = spec["fallback_home"]
         env["TMPDIR"] = spec["fallback_tmp"]
         if spec["required"]:

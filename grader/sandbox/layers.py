@@ -17,6 +17,8 @@ PRIVATE_USER = "unprivileged user"       # private uid, no_new_privs
 PROCESS_LIMIT = "process limit"          # RLIMIT_NPROC of that private uid
 RESOURCE_LIMITS = "resource limits"      # address space, CPU, file size, open files
 ENVIRONMENT = "scrubbed environment"     # minimal environment, nothing inherited
+CGROUPS = "control group"                # memory, tasks and CPU share of the whole process tree
+WORKDIR_QUOTA = "working folder quota"   # the working folder is a size- and file-limited tmpfs
 
 NAMESPACE_FLAGS = {
     FILESYSTEM: ("--mount",),
@@ -69,18 +71,23 @@ def detect_layers() -> LayerSupport:
     except ImportError:
         missing[RESOURCE_LIMITS] = "the resource module is unavailable on this platform"
     if not sys.platform.startswith("linux"):
-        for layer in (*namespace_layers, PRIVATE_USER, PROCESS_LIMIT):
+        for layer in (*namespace_layers, PRIVATE_USER, PROCESS_LIMIT, CGROUPS, WORKDIR_QUOTA):
             missing[layer] = f"needs Linux (this is {sys.platform})"
         return LayerSupport(None, missing)
     if os.geteuid() != 0:
         reason = f"needs root (the grader runs as uid {os.geteuid()})"
-        for layer in (*namespace_layers, PRIVATE_USER):
+        for layer in (*namespace_layers, PRIVATE_USER, CGROUPS, WORKDIR_QUOTA):
             missing[layer] = reason
         missing[PROCESS_LIMIT] = "needs a private user id, which needs root"
         return LayerSupport(None, missing)
+    from .cgroups import support as cgroup_support
+
+    cgroups = cgroup_support()
+    if not cgroups.available:
+        missing[CGROUPS] = cgroups.reason
     unshare = shutil.which("unshare")
     if unshare is None:
-        for layer in namespace_layers:
+        for layer in (*namespace_layers, WORKDIR_QUOTA):
             missing[layer] = "the unshare command (util-linux) is not installed"
         return LayerSupport(None, missing)
     all_flags = tuple(f for layer in namespace_layers for f in NAMESPACE_FLAGS[layer])
@@ -90,5 +97,7 @@ def detect_layers() -> LayerSupport:
         reason = _try_unshare(unshare, NAMESPACE_FLAGS[layer])
         if reason is not None:
             missing[layer] = f"unshare {' '.join(NAMESPACE_FLAGS[layer])} failed: {reason}"
+    if FILESYSTEM in missing:
+        missing[WORKDIR_QUOTA] = "needs filesystem isolation (a private mount namespace)"
     extra = tuple(flag for flag in EXTRA_NAMESPACE_FLAGS if _try_unshare(unshare, (flag,)) is None)
     return LayerSupport(unshare, missing, extra)

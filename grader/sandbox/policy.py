@@ -30,6 +30,11 @@ class SandboxPolicy:
     what Python turns into ``MemoryError``; ``max_processes`` counts processes and
     threads of the sandbox's private user id (RLIMIT_NPROC); ``cpu_time_limit`` is the
     CPU time of each process over the whole notebook (RLIMIT_CPU).
+    The sandbox's control group (``grader.sandbox.cgroups``) bounds the whole process tree:
+    ``tree_memory_limit`` bytes of memory, ``tree_process_limit`` tasks, a CPU share of
+    ``cpu_weight`` (100 = one ordinary process) and at most ``cpu_quota`` CPUs (None: no cap).
+    The working folder is a filesystem of its own holding at most ``workdir_size_limit`` bytes
+    and ``workdir_file_limit`` files and folders (so are /tmp, /dev/shm and home, in files).
     ``readonly_paths`` are extra files or directories the kernel may read;
     ``hidden_paths`` are paths that must stay invisible even when they lie inside a
     directory the kernel may read (the course root, the grading packages).
@@ -41,6 +46,12 @@ class SandboxPolicy:
     file_size_limit: int | None = 16 * MiB
     open_files_limit: int | None = 256
     tmp_size_limit: int = 64 * MiB
+    tree_memory_limit: int | None = 2 * GiB
+    tree_process_limit: int | None = 128
+    cpu_weight: int = 100
+    cpu_quota: float | None = 1.0
+    workdir_size_limit: int = 256 * MiB
+    workdir_file_limit: int = 4096
     readonly_paths: tuple[str, ...] = ()
     hidden_paths: tuple[str, ...] = ()
     extra_env: tuple[tuple[str, str], ...] = ()
@@ -50,7 +61,7 @@ class SandboxPolicy:
 
     def __post_init__(self):
         for name in ("memory_limit", "max_processes", "cpu_time_limit", "file_size_limit",
-                     "open_files_limit"):
+                     "open_files_limit", "tree_memory_limit", "tree_process_limit"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value <= 0):
                 raise ValueError(f"sandbox {name} must be a positive integer or None, got "
@@ -58,6 +69,16 @@ class SandboxPolicy:
         if self.open_files_limit is not None and self.open_files_limit < 64:
             raise ValueError(f"sandbox open_files_limit={self.open_files_limit} is too small "
                              "for a Jupyter kernel; use at least 64")
+        if not isinstance(self.cpu_weight, int) or not 1 <= self.cpu_weight <= 10000:
+            raise ValueError(f"sandbox cpu_weight must be an integer from 1 to 10000, got "
+                             f"{self.cpu_weight!r}")
+        if self.cpu_quota is not None and not self.cpu_quota > 0:
+            raise ValueError(f"sandbox cpu_quota must be a positive number of CPUs or None, got "
+                             f"{self.cpu_quota!r}")
+        for name in ("workdir_size_limit", "workdir_file_limit"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) <= 0:
+                raise ValueError(f"sandbox {name} must be a positive integer, got "
+                                 f"{getattr(self, name)!r}")
         if self.tmp_size_limit <= 0:
             raise ValueError(f"sandbox tmp_size_limit must be positive, got "
                              f"{self.tmp_size_limit!r}")
@@ -79,6 +100,12 @@ SETTING_FIELDS = {
     "file_size_limit": "file_size_limit",
     "open_files_limit": "open_files_limit",
     "tmp_size_limit": "tmp_size_limit",
+    "tree_memory_limit": "tree_memory_limit",
+    "tree_process_limit": "tree_process_limit",
+    "cpu_weight": "cpu_weight",
+    "cpu_quota": "cpu_quota",
+    "workdir_size_limit": "workdir_size_limit",
+    "workdir_file_limit": "workdir_file_limit",
     "readonly_paths": "readonly_paths",
     "hidden_paths": "hidden_paths",
     "sandbox_env": "extra_env",

@@ -28,7 +28,10 @@ import tempfile
 import time
 
 from . import layers as L
+from . import leftovers, workdir_quota
+from .cgroups import CgroupLimits, CgroupUnavailable, SandboxCgroup, support as cgroup_support
 from .launcher import kill_processes_of_uid
+from .leftovers import make_mode_safe
 from .policy import (HIDDEN_PACKAGES, SYSTEM_PATHS, SandboxError, SandboxPolicy,
                      package_dirs, python_prefixes)
 from .uid_slots import UidSlot, reserve_uid
@@ -111,7 +114,12 @@ class SandboxRun:
         self._pipe_read: int | None = None
         self._owners: dict[str, tuple[int, int]] = {}
         self._log_fd: int | None = None
+        self._lock_fd: int | None = None
         self.disabled: dict[str, str] = {}  # layers this run had to do without, and why
+        self.cgroup: SandboxCgroup | None = None
+        self.quota_dir: str | None = None  # the working folder's own filesystem, when there is one
+        self._quota_mounted = False
+        self._kernel_wrapped = False
 
     # ------------------------------------------------------------------ preparation
     @property
@@ -122,6 +130,8 @@ class SandboxRun:
     def missing_layers(self) -> dict[str, str]:
         """Layers that are not protecting this run, with the reason (after the report)."""
         missing = {**self.support.missing, **self.disabled}
+        if self.report and self.cgroup is not None and not self.report.get("layers", {}).get("cgroup"):
+            missing.setdefault(L.CGROUPS, "the launcher could not enter its control group")
         if self.report and not self.report.get("layers", {}).get("filesystem", False):
             missing.setdefault(L.FILESYSTEM, "; ".join(self.report.get("warnings", []))
                                or "the launcher could not build the private filesystem")
@@ -164,8 +174,10 @@ class SandboxRun:
         warn_missing_layers(self.support.missing, self.log)
         if self.workdir is not None:
             self._check_workdir()
-        self.run_dir = os.path.realpath(tempfile.mkdtemp(prefix="sal-"))
+        leftovers.sweep_once(self.log)  # what a killed grader left behind
+        self.run_dir = os.path.realpath(tempfile.mkdtemp(prefix=leftovers.RUN_PREFIX))
         os.chmod(self.run_dir, 0o711)  # traversable, so fallback folders work without mounts
+        self._lock_fd = leftovers.hold_lock(self.run_dir)
         self.ipc_dir = os.path.join(self.run_dir, "ipc")
         os.mkdir(self.ipc_dir, 0o700)
         for name in ("root", "home", "tmp"):
@@ -177,8 +189,46 @@ class SandboxRun:
             self.uid_slot = reserve_uid(self.policy.uid_base, self.policy.uid_count)
             for name in ("ipc", "home", "tmp"):
                 os.chown(os.path.join(self.run_dir, name), self.uid, self.uid)
+        name = os.path.basename(self.run_dir)
+        planned_cgroup = ({"name": name, "version": cgroup_support().version,
+                           "paths": SandboxCgroup.planned_paths(name)}
+                          if self.support.available(L.CGROUPS) else None)
+        if self.uid is not None and self.support.available(L.WORKDIR_QUOTA):
+            self.quota_dir = os.path.join(self.run_dir, "work-quota")
+            os.mkdir(self.quota_dir, 0o700)
+        # written before the control group and the mount exist: a killed grader's next run
+        # finds them through it (grader.sandbox.leftovers)
+        leftovers.write_record(self.run_dir, {"uid": self.uid, "workdir": self.workdir,
+                                              "cgroup": planned_cgroup,
+                                              "workdir_mount": self.quota_dir})
+        if planned_cgroup is not None:
+            self._create_cgroup(name)
+        if self.quota_dir is not None:
+            workdir_quota.mount_quota(self.quota_dir, self.policy.workdir_size_limit,
+                                      self.policy.workdir_file_limit, self.uid)
+            self._quota_mounted = True
+            workdir_quota.fill(self.quota_dir, self.workdir, self.workdir_hidden, self.uid)
+        elif self.uid is not None:
             self._hand_over_workdir()
         self._pipe_read, self._pipe_write = os.pipe()
+
+    def _create_cgroup(self, name: str) -> None:
+        p = self.policy
+        limits = CgroupLimits(memory_bytes=p.tree_memory_limit, processes=p.tree_process_limit,
+                              cpu_weight=p.cpu_weight, cpu_quota=p.cpu_quota)
+        try:
+            self.cgroup = SandboxCgroup.create(name, limits)
+        except CgroupUnavailable as exc:
+            if p.require_sandbox:
+                raise SandboxError(f"the sandbox is required but its control group failed: {exc}")
+            self.disabled[L.CGROUPS] = str(exc)
+            warn_missing_layers({L.CGROUPS: str(exc)}, self.log)
+
+    def attach(self, pid: int) -> None:
+        """Put process ``pid`` (a kernel started some other way, e.g. forked by a zygote) into
+        this sandbox's control group, before it runs student code. The launcher attaches itself."""
+        if self.cgroup is not None:
+            self.cgroup.attach(pid)
 
     def grant(self, path: str) -> None:
         """Let the sandbox user read a file the grader wrote (the connection file)."""
@@ -255,12 +305,16 @@ class SandboxRun:
             "fallback_home": os.path.join(self.run_dir, "home"),
             "fallback_tmp": os.path.join(self.run_dir, "tmp"),
             "tmp_size": self.policy.tmp_size_limit,
+            "max_files": self.policy.workdir_file_limit,
+            "workdir_source": self.quota_dir,
+            "cgroup_procs": self.cgroup.procs_files if self.cgroup is not None else [],
             "uid": self.uid,
             "gid": self.uid,
             "limits": self._limits(),
             "required": self.policy.require_sandbox,
             "grader_fd": self._pipe_read,
         }
+        self._kernel_wrapped = True
         spec_path = os.path.join(self.run_dir, "spec.json")
         with open(os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600),
                   "w") as spec_file:
@@ -354,7 +408,7 @@ class SandboxRun:
 
     # -------------------------------------------------------------------- teardown
     def cleanup(self) -> None:
-        """Kill what is left of the sandbox, restore file ownership, free the uid.
+        """Kill what is left of the sandbox, bring its files back, free the uid and the group.
 
         Safe to call more than once and after a failed preparation.
         """
@@ -362,19 +416,48 @@ class SandboxRun:
         if self._pipe_write is not None:
             os.close(self._pipe_write)  # the launcher sees end of file and exits
             self._pipe_write = None
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+        survivors = 0
         if self.uid_slot is not None:
             survivors = kill_processes_of_uid(self.uid)
             if survivors:
                 self.log.error("%d sandbox processes of uid %d survived SIGKILL", survivors,
                                self.uid)
+        if self._quota_mounted:
+            if self._kernel_wrapped:
+                self._drain_quota()
+            else:  # nothing ran: the working folder is as it was
+                workdir_quota.unmount(self.quota_dir)
+                self._quota_mounted = False
+        if self.uid_slot is not None:
+            self._remove_irregular_entries()
             self._restore_workdir_owners()
             if not survivors:
                 self.uid_slot.release()
             self.uid_slot = None
+        if self.cgroup is not None:
+            if not self.cgroup.remove():
+                self.log.error("control group %s could not be removed", self.cgroup.name)
+            self.cgroup = None
         if self.run_dir is not None:
             self._remove_irregular_entries()
             shutil.rmtree(self.run_dir, ignore_errors=True)
             self.run_dir = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _drain_quota(self) -> None:
+        """Copy what the kernel left in its own filesystem back into the working folder."""
+        try:
+            left_out = workdir_quota.drain(self.quota_dir, self.workdir, self.workdir_hidden)
+            if left_out:
+                self.log.warning("Left out %d symbolic links or special files the kernel made: %s",
+                                 len(left_out), ", ".join(left_out[:20]))
+        finally:
+            workdir_quota.unmount(self.quota_dir)
+            self._quota_mounted = False
 
     def _remove_irregular_entries(self) -> None:
         """Delete symlinks, FIFOs, sockets and devices the kernel left in its folder.
@@ -398,6 +481,11 @@ class SandboxRun:
                              ", ".join(os.path.relpath(p, self.workdir) for p in irregular))
 
     def _restore_workdir_owners(self) -> None:
+        """Give everything in the working folder back to its owner, with safe modes.
+
+        What the kernel created goes to the folder's owner; no file or folder keeps a set-uid,
+        set-gid or sticky bit or stays writable by others (a kernel can chmod 0777 or 2777).
+        """
         default = self._owners.get(self.workdir)
         if default is None:
             return
@@ -405,6 +493,8 @@ class SandboxRun:
             try:
                 owner = self._owners.get(path, default)
                 os.chown(path, *owner, follow_symlinks=False)
+                make_mode_safe(path)
             except FileNotFoundError:
                 pass
         self._owners.clear()
+

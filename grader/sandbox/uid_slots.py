@@ -60,3 +60,14 @@ def reserve_uid(base: int, count: int) -> UidSlot:
         return UidSlot(uid, fd)
     raise RuntimeError(f"all {count} sandbox user ids from {base} are in use; raise "
                        "SandboxedExecute.uid_count or grade fewer notebooks at once")
+
+
+def try_reserve(uid: int) -> UidSlot | None:
+    """Reserve exactly ``uid`` if no live sandbox holds it (for clearing a killed grader's leftovers)."""
+    fd = os.open(os.path.join(lock_dir(), str(uid)), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return UidSlot(uid, fd)

@@ -92,3 +92,44 @@ def retrieval_accuracy(n_pairs, d, beta, n_trials, rng, readout="softmax"):
             recalled = values.T @ cosines
         hits += int(np.argmax(values @ recalled) == asked)
     return hits / n_trials
+# %% retrieval_capacity
+def retrieval_capacity(d, beta, n_trials, rng, readout="softmax", threshold=0.9, max_pairs=4096):
+    """Double the number of pairs while retrieval succeeds often enough, then halve the gap until it closes."""
+    if not (0.0 < float(threshold) <= 1.0):
+        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    if isinstance(max_pairs, bool) or int(max_pairs) != max_pairs or max_pairs < 1:
+        raise ValueError(f"max_pairs must be a positive integer, got {max_pairs!r}")
+
+    def rate(n):  # every trial at once, so the search stays fast
+        keys = rng.standard_normal((n_trials, n, d))
+        keys /= np.sqrt((keys**2).sum(axis=2, keepdims=True))
+        vals = rng.standard_normal((n_trials, n, d))
+        vals /= np.sqrt((vals**2).sum(axis=2, keepdims=True))
+        asked = rng.integers(0, n, size=n_trials)
+        cos = np.matmul(keys, keys[np.arange(n_trials), asked][:, :, None])[:, :, 0]
+        if readout == "softmax":
+            w = np.exp(beta * (cos - cos.max(axis=1, keepdims=True)))
+            w /= w.sum(axis=1, keepdims=True)
+        elif readout == "linear":
+            w = cos
+        else:
+            raise ValueError(f"readout must be 'softmax' or 'linear', got {readout!r}")
+        recalled = np.matmul(w[:, None, :], vals)[:, 0, :]
+        return np.mean(np.matmul(vals, recalled[:, :, None])[:, :, 0].argmax(axis=1) == asked)
+
+    good, bad = 1, None
+    while bad is None:
+        trying = min(good * 2, max_pairs)
+        if trying == good:
+            return int(good)
+        if rate(trying) >= threshold:
+            good = trying
+        else:
+            bad = trying
+    while bad > good + 1:
+        middle = (good + bad) // 2
+        if rate(middle) >= threshold:
+            good = middle
+        else:
+            bad = middle
+    return int(good)

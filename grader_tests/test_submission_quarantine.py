@@ -1,0 +1,99 @@
+"""Nothing in a submission folder is followed or read unbounded before the sandbox exists."""
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+from grader.sandbox.submitted_links import (
+    MAX_TIMESTAMP_BYTES, make_pre_convert_hook, quarantine_folder, quarantine_submission, unsafe_entries,
+)
+
+
+def submission(tmp_path, student="ada", assignment="02_softmax"):
+    folder = tmp_path / "course" / "submitted" / student / assignment
+    folder.mkdir(parents=True)
+    (folder / "softmax.ipynb").write_text("{}")
+    return folder
+
+
+def test_links_fifos_sockets_and_devices_are_found_without_following_them(tmp_path):
+    folder = submission(tmp_path)
+    os.symlink("/dev/zero", folder / "data.bin")
+    os.symlink("/etc", folder / "etc")
+    os.mkfifo(folder / "pipe")
+    os.mknod(folder / "zero", 0o600 | 0o020000, os.makedev(1, 5))  # a character device
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(folder / "sock"))
+    kinds = dict(unsafe_entries(folder))
+    assert kinds == {"data.bin": "a symbolic link", "etc": "a symbolic link", "pipe": "a FIFO",
+                     "zero": "a character device", "sock": "a socket"}
+
+
+def test_quarantine_moves_unsafe_entries_out_and_keeps_regular_files(tmp_path):
+    folder = submission(tmp_path)
+    (folder / "notes.txt").write_text("mine")
+    (folder / "deep").mkdir()
+    os.symlink("/dev/zero", folder / "deep" / "data.bin")
+    os.mkfifo(folder / "pipe")
+    moved = quarantine_submission(folder, tmp_path / "quarantine")
+    assert sorted(m.split(":")[0] for m in moved) == ["deep/data.bin", "pipe"]
+    assert sorted(p.name for p in folder.rglob("*")) == ["deep", "notes.txt", "softmax.ipynb"]
+    assert os.readlink(tmp_path / "quarantine" / "deep" / "data.bin") == "/dev/zero"
+
+
+def test_oversized_timestamp_is_moved_out_before_nbgrader_reads_it(tmp_path):
+    folder = submission(tmp_path)
+    (folder / "timestamp.txt").write_text("2026-01-01 " * (MAX_TIMESTAMP_BYTES // 5))
+    [moved] = quarantine_submission(folder, tmp_path / "quarantine")
+    assert moved.startswith("timestamp.txt:") and not (folder / "timestamp.txt").exists()
+
+
+def test_ordinary_timestamp_stays(tmp_path):
+    folder = submission(tmp_path)
+    (folder / "timestamp.txt").write_text("2026-01-01 10:00:00.000000 UTC")
+    assert quarantine_submission(folder, tmp_path / "quarantine") == []
+
+
+def test_pre_convert_hook_quarantines_the_submission_of_the_notebooks_it_is_given(tmp_path):
+    folder = submission(tmp_path)
+    os.symlink("/dev/zero", folder / "data.bin")
+    hook = make_pre_convert_hook(tmp_path / "course")
+    hook(assignment="02_softmax", student="*", notebooks=[str(folder / "softmax.ipynb")])
+    assert not os.path.lexists(folder / "data.bin")
+    kept = quarantine_folder(tmp_path / "course", "ada", "02_softmax") / "data.bin"
+    assert os.path.islink(kept)
+
+
+def test_pre_convert_hook_ignores_folders_outside_the_course(tmp_path):
+    outside = tmp_path / "elsewhere" / "x" / "y"
+    outside.mkdir(parents=True)
+    os.symlink("/dev/zero", outside / "data.bin")
+    make_pre_convert_hook(tmp_path / "course")(notebooks=[str(outside / "n.ipynb")])
+    assert os.path.islink(outside / "data.bin")
+
+
+@pytest.mark.slow
+def test_plain_nbgrader_autograde_never_follows_a_device_link_or_opens_a_fifo(course):
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from attack_harness import scores
+
+    notebook = course.submitted_notebook("ada", "02_softmax")
+    notebook.parent.mkdir(parents=True)
+    shutil.copy2(course.release_notebook("02_softmax"), notebook)
+    os.symlink("/dev/zero", notebook.parent / "data.bin")
+    os.mkfifo(notebook.parent / "data.fifo")
+    nbgrader = str(Path(sys.executable).parent / "nbgrader")
+    done = subprocess.run([nbgrader, "autograde", "02_softmax", "--create", "--force"], cwd=course.root,
+                          capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert None not in scores(course, "ada").values()
+    kept = quarantine_folder(course.root, "ada", "02_softmax")
+    assert os.path.islink(kept / "data.bin") and not os.path.lexists(notebook.parent / "data.fifo")
+    graded = course.root / "autograded" / "ada" / "02_softmax"
+    assert sorted(p.name for p in graded.iterdir()) == ["softmax.ipynb"]
