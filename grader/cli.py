@@ -1,8 +1,9 @@
 """The `grader` command: release, grade a class, feedback, class report, demo, doctor.
 
     grader release [ASSIGNMENT ...]          regenerate release/ from source/ (nbgrader generate_assignment)
-    grader autograde ASSIGNMENT [--workers N] grade every submission of a course folder in parallel
-    grader autograde ASSIGNMENT --scheduler ADDRESS   ... on a Dask distributed cluster
+    grader autograde ASSIGNMENT ... [--workers N] [--force]
+                                             grade every submission in parallel (unchanged ones are skipped)
+    grader autograde ASSIGNMENT ... --scheduler ADDRESS   ... on a Dask distributed cluster
     grader feedback ASSIGNMENT               feedback pages (nbgrader generate_feedback)
     grader report ASSIGNMENT | --all         class report: terminal tables, an HTML page and its CSV
     grader export --canvas FILE --roster R   grades as a CSV for Canvas's gradebook import
@@ -46,25 +47,18 @@ def cmd_release(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    from grader.parallel import grade_class
-    from grader.report import build_report, render
+    from grader.autograde_run import run_autograde
 
     course = _course(args)
     if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.distributed)
-        from grader.distributed import ClusterSetupError, grade_on_dask
+        from grader.distributed import ClusterSetupError
 
         try:
-            outcomes = grade_on_dask(course, args.assignment, None, args.scheduler)
+            return run_autograde(course, args.assignments, workers=args.workers, force=args.force,
+                                 console=Console(), scheduler=args.scheduler)
         except ClusterSetupError as exc:
             raise SystemExit(f"error: {exc}") from None
-    else:
-        outcomes = grade_class(course, args.assignment, workers=args.workers)
-    console = Console()
-    for outcome in outcomes:
-        if not outcome.graded:
-            console.print(Text(f"{outcome.student}: ungradable — {outcome.reason}", style="yellow"))
-    render(build_report(course, args.assignment), console)
-    return 0
+    return run_autograde(course, args.assignments, workers=args.workers, force=args.force, console=Console())
 
 
 def cmd_feedback(args) -> int:
@@ -181,16 +175,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=f"default: all of {', '.join(ASSIGNMENTS)}")
     p.set_defaults(func=cmd_release)
 
-    for name, func, text in (("autograde", cmd_autograde, "grade every submission in parallel"),
-                             ("feedback", cmd_feedback, "generate feedback pages")):
+    p = sub.add_parser("autograde", help="grade every submission in parallel, skipping unchanged ones")
+    p.add_argument("assignments", nargs="+", metavar="ASSIGNMENT", choices=list(ASSIGNMENTS))
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
+    p.add_argument("--force", action="store_true",
+                   help="grade again even submissions whose inputs have not changed since they were graded")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="grade on the Dask distributed cluster of this scheduler (tcp://host:8786); "
+                        "the course folder must be shared with every worker at the same path")
+    p.set_defaults(func=cmd_autograde)
+
+    for name, func, text in (("feedback", cmd_feedback, "generate feedback pages"),):
         p = sub.add_parser(name, help=text)
         p.add_argument("assignment", choices=list(ASSIGNMENTS))
         p.add_argument("--course", default=".", help="course folder (default: the current folder)")
-        if name == "autograde":
-            p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
-            p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                           help="grade on the Dask distributed cluster of this scheduler (tcp://host:8786); "
-                                "the course folder must be shared with every worker at the same path")
         p.set_defaults(func=func)
 
     p = sub.add_parser("report", help="class report: terminal tables, an HTML page and a CSV of its tables")

@@ -4,10 +4,10 @@ from __future__ import annotations
 import pytest
 
 from grader.course import Course
-from grader.parallel import GradingOutcome
+from grader.grading_state import record_path, write_record
 from grader.report import ClassReport, StudentResult
 from grader.reporting.analysis import item_discrimination, lesson_of, summarize
-from grader.reporting.timings import grading_times, record_grading_time, timings_path
+from grader.reporting.timings import grading_times
 
 
 def student(name, score, fractions, status="graded"):
@@ -78,22 +78,20 @@ def test_an_unnamed_problem_falls_back_to_the_check_lesson_and_an_unknown_check_
     assert lesson_of("no_such_check", "whatever") == ""
 
 
-def test_grading_times_are_recorded_per_submission_and_the_latest_counts(tmp_path):
+def test_grading_times_come_from_each_submission_s_latest_grading_record(tmp_path):
     course = Course(tmp_path)
-    outcome = GradingOutcome("ada", "02_softmax", True, None, 2.5)
-    assert record_grading_time(course, outcome) is outcome
-    record_grading_time(course, GradingOutcome("ben", "02_softmax", False, "bad", 0.25))
-    record_grading_time(course, GradingOutcome("ada", "02_softmax", True, None, 1.75))
-    record_grading_time(course, GradingOutcome("ada", "01_variance", True, None, 9.0))
+    write_record(course, "02_softmax", "ada", {"graded": True, "seconds": 2.5})
+    write_record(course, "02_softmax", "ben", {"graded": False, "seconds": 0.25})
+    write_record(course, "02_softmax", "ada", {"graded": True, "seconds": 1.75})
+    write_record(course, "01_variance", "ada", {"graded": True, "seconds": 9.0})
     assert grading_times(course, "02_softmax") == {"ada": 1.75, "ben": 0.25}
 
 
-def test_a_damaged_timing_line_costs_only_that_line(tmp_path):
+def test_a_damaged_grading_record_costs_only_that_student(tmp_path):
     course = Course(tmp_path)
-    record_grading_time(course, GradingOutcome("ada", "02_softmax", True, None, 2.0))
-    with open(timings_path(course), "a", encoding="utf-8") as handle:
-        handle.write('{"assignment": "02_softmax", "stud\n[1, 2]\n')
-    record_grading_time(course, GradingOutcome("ben", "02_softmax", True, None, 3.0))
+    write_record(course, "02_softmax", "ada", {"graded": True, "seconds": 2.0})
+    record_path(course, "02_softmax", "cy").write_text('{"seconds": ', encoding="utf-8")
+    write_record(course, "02_softmax", "ben", {"graded": True, "seconds": 3.0})
     assert grading_times(course, "02_softmax") == {"ada": 2.0, "ben": 3.0}
 
 
@@ -103,8 +101,9 @@ def test_reading_grading_times_of_an_ungraded_course_creates_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("seconds", [0.0, 12.345])
-def test_timing_file_lives_in_the_private_state_folder(tmp_path, seconds):
+def test_grading_records_live_in_the_private_state_folder(tmp_path, seconds):
     course = Course(tmp_path)
-    record_grading_time(course, GradingOutcome("ada", "02_softmax", True, None, seconds))
-    assert timings_path(course).parent == course.state_dir
+    write_record(course, "02_softmax", "ada", {"graded": True, "seconds": seconds})
+    assert course.state_dir in record_path(course, "02_softmax", "ada").parents
+    assert grading_times(course, "02_softmax") == {"ada": seconds}
     assert oct(course.state_dir.stat().st_mode & 0o777) == "0o700"

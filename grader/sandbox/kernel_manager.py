@@ -8,8 +8,9 @@ import signal
 
 import zmq
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Instance, Integer, List, Unicode
+from traitlets import Bool, Instance, Integer, List, Unicode
 
+from . import zygote
 from .policy import SandboxError, SandboxPolicy
 from .run import SandboxRun
 
@@ -47,11 +48,17 @@ class SandboxedKernelManager(AsyncKernelManager):
     hidden_workdir_files = List(Unicode(), help=(
         "Names of files in the working folder the kernel must not see (the notebook "
         "being graded)."))
+    fork_from_zygote = Bool(True, help=(
+        "Fork each kernel from a process that has already imported ipykernel, numpy and "
+        "matplotlib (see grader.sandbox.zygote) instead of starting a new interpreter; the "
+        "sandbox is the same. Used when the grader runs as root on Linux with this "
+        "interpreter's ipykernel.")).tag(config=True)
     sandbox = Instance(SandboxRun, allow_none=True)
     max_message_bytes = Integer(32 * 2 ** 20, allow_none=True, help=(
         "Largest message the grader accepts from the kernel (ZMQ_MAXMSGSIZE on its client "
         "sockets); a kernel sending a larger one is disconnected and the message is lost."))
     exit_code: int | None = None
+    _sandbox_process: zygote.SandboxProcess | None = None
 
     def client(self, **kwargs):
         """A kernel client whose sockets refuse messages above ``max_message_bytes``."""
@@ -83,9 +90,13 @@ class SandboxedKernelManager(AsyncKernelManager):
         try:
             run.grant(self.connection_file)
             argv = run.wrap(kernel_cmd)
-            kw.update(env=dict(run.env), pass_fds=run.pass_fds, cwd=run.workdir,
-                      stdout=run.log_file(), stderr=run.log_file())
-            await super()._async_launch_kernel(argv, **kw)
+            flags = run.support.unshare_command()[1:]
+            if self.fork_from_zygote and zygote.can_fork(kernel_cmd, flags):
+                self._fork_kernel(run, flags)
+            else:
+                kw.update(env=dict(run.env), pass_fds=run.pass_fds, cwd=run.workdir,
+                          stdout=run.log_file(), stderr=run.log_file())
+                await super()._async_launch_kernel(argv, **kw)
             run.after_launch()
             loop = asyncio.get_running_loop()
             deadline = loop.time() + STARTUP_REPORT_TIMEOUT
@@ -96,8 +107,24 @@ class SandboxedKernelManager(AsyncKernelManager):
                 await asyncio.sleep(0.002)
         except BaseException:
             await self._async_kill_kernel()
+            if self._sandbox_process is not None:
+                self._sandbox_process.close()
             run.cleanup()
             raise
+
+    def _fork_kernel(self, run: SandboxRun, namespace_flags: list[str]) -> None:
+        """Start the kernel from this process's zygote with the spec ``run.wrap`` wrote."""
+        process = zygote.zygote_for(run.env).fork(
+            os.path.join(run.run_dir, "spec.json"), namespace_flags, run.log_file(),
+            run.pass_fds[0] if run.pass_fds else None)
+        # The sandbox process exists but has not unshared or forked yet: anything that must hold
+        # for the whole sandbox tree (e.g. a cgroup) is attached to process.pid here.
+        self._sandbox_process = process
+        process.release()
+        provisioner = self.provisioner
+        provisioner.process, provisioner.pid, provisioner.pgid = process, process.pid, process.pid
+        provisioner.cwd = run.workdir
+        self._reconcile_connection_info(provisioner.connection_info)
 
     async def _async_is_alive(self) -> bool:
         alive = await super()._async_is_alive()
@@ -108,6 +135,8 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
+        if self._sandbox_process is not None:
+            self._sandbox_process.close()
         if self.sandbox is not None:
             self.sandbox.cleanup()
 

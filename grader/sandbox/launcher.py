@@ -63,6 +63,10 @@ RLIMITS = {
 
 EXIT_SETUP_FAILED = 70
 
+# How the prepared child becomes the kernel: ``execve``; a kernel forked from an already imported
+# zygote (``zygote.py``) replaces this with running that kernel in-process.
+exec_kernel = os.execve
+
 # How this script appears in process listings (its path ends with this).
 LAUNCHER_NAME = os.path.join("sandbox", "launcher.py")
 
@@ -392,7 +396,7 @@ def _child_setup_and_exec(spec, env, error_pipe):
         os.chdir(spec["workdir"])
         os.closerange(3, error_pipe)
         os.closerange(error_pipe + 1, 65536)
-        os.execve(spec["command"][0], spec["command"], env)
+        exec_kernel(spec["command"][0], spec["command"], env)
     except BaseException as exc:  # report whatever stopped the exec, then die
         try:
             os.write(error_pipe, ("%s: %s" % (type(exc).__name__, exc)).encode()[:4000])

@@ -1,0 +1,107 @@
+"""What has been graded already, so that a re-run (or a run after a crash) grades only what changed.
+
+After a submission is graded (its scores are in the gradebook, or it is recorded ungradable), a
+record ``.grader/autograde/<assignment>/<student>.json`` is written atomically, holding a
+fingerprint of everything the result depends on:
+
+- every file of the submission folder (names and bytes);
+- the assignment's source folder (the notebook with its hidden probes);
+- the course's ``nbgrader_config.py`` and its secret (``grader.seeds``: the hidden inputs follow
+  from it; created here first if it does not exist yet, so that grading does not change it);
+- the grading code: the installed version and the bytes of the ``grader`` and ``solutions``
+  packages.
+
+A submission is graded again when it has no record, or its record's fingerprint differs. A run
+killed half way leaves no record for the submissions it had not finished, so the next run grades
+exactly those; a submission whose record exists was fully graded and is skipped.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import hashlib
+import json
+import os
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+from grader.course import REPO_ROOT, Course
+from grader.seeds import course_secret
+
+RECORDS_FOLDER = "autograde"
+DISTRIBUTION = "scaled-attention-lab"
+
+
+def _hash_tree(digest, folder: Path, label: str, suffixes: tuple[str, ...] | None = None) -> None:
+    digest.update(f"[{label}]".encode())
+    if not folder.is_dir():
+        digest.update(b"<missing>")
+        return
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+        if suffixes and path.suffix not in suffixes or "__pycache__" in path.parts:
+            continue
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        with open(path, "rb") as handle:  # streamed: a submitted file may be large
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
+
+
+@functools.lru_cache(maxsize=1)
+def grader_version() -> str:
+    """The installed version plus a hash of the grading code (``grader`` and ``solutions``)."""
+    try:
+        version = metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    digest = hashlib.sha256()
+    for package in ("grader", "solutions"):
+        spec = importlib.util.find_spec(package)
+        folder = Path(spec.origin).parent if spec and spec.origin else REPO_ROOT / package
+        _hash_tree(digest, folder, package, suffixes=(".py",))
+    return f"{version}+{digest.hexdigest()[:16]}"
+
+
+def fingerprint(course: Course, assignment: str, student: str) -> str:
+    """A hash of every grading input of one submission (hex)."""
+    digest = hashlib.sha256()
+    _hash_tree(digest, course.root / "submitted" / student / assignment, "submission")
+    _hash_tree(digest, course.root / "source" / assignment, "source")
+    config = course.root / "nbgrader_config.py"
+    digest.update(b"[config]" + (config.read_bytes() if config.exists() else b"<missing>"))
+    digest.update(b"[secret]" + hashlib.sha256(course_secret(course.state_dir)).digest())
+    digest.update(b"[grader]" + grader_version().encode())
+    return digest.hexdigest()
+
+
+def record_path(course: Course, assignment: str, student: str) -> Path:
+    return course.state_dir / RECORDS_FOLDER / assignment / f"{student}.json"
+
+
+def read_record(course: Course, assignment: str, student: str) -> dict | None:
+    """The record of the last finished grading of this submission, or None."""
+    try:
+        return json.loads(record_path(course, assignment, student).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def write_record(course: Course, assignment: str, student: str, record: dict) -> None:
+    """Write the record atomically: a reader sees the old record or the new one, never half."""
+    path = record_path(course, assignment, student)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{student}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(record, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def is_up_to_date(course: Course, assignment: str, student: str) -> bool:
+    """Whether this submission was graded with exactly the current inputs."""
+    record = read_record(course, assignment, student)
+    return record is not None and record.get("fingerprint") == fingerprint(course, assignment, student)
