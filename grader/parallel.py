@@ -67,6 +67,9 @@ def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome
     Afterwards the submission's record says it was graded with its current inputs.
     """
     course = Course(Path(course_root))
+    refusal = student_id_problem(student)
+    if refusal is not None:  # refused before anything records the id (see student_id_problem)
+        return GradingOutcome(student, assignment, False, refusal, 0.0)
     _route_warnings_to_log(course)
     reuse_gradebook_connections()
     started = time.perf_counter()
@@ -141,6 +144,23 @@ def _route_warnings_to_log(course: Course) -> None:
     logger.addHandler(handler)
     logger.propagate = False
     warnings.simplefilter("default")  # each distinct warning once per location, in the log
+
+
+STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
+
+
+def student_id_problem(student: str) -> str | None:
+    """Why a submission folder's name cannot be taken as a student id, or None when it can.
+
+    The id goes into the gradebook, and from there into pages that nbgrader's formgrader prints
+    without escaping (its per-student submissions page): an id holding markup would run in the
+    instructor's browser. Such a folder is refused before any gradebook row or file is written.
+    """
+    if STUDENT_ID.fullmatch(student):
+        return None
+    return (f"the submission folder {student!r} is not a student id (letters, digits and . _ @ + - only, "
+            "starting with a letter or digit); nothing was graded or recorded: rename the folder in "
+            "submitted/ to the student's id and grade again.")
 
 
 def unreadable_reason(path: Path) -> str | None:

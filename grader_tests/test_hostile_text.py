@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from nbformat import from_dict
 from rich.console import Console
 
-from grader.parallel import REASON_LINE_LIMIT, _reason_from
+from grader.course import create_course
+from grader.parallel import REASON_LINE_LIMIT, _reason_from, grade_one, student_id_problem
 from grader.report import ClassReport, StudentResult, render
 from grader.verdicts import METADATA_KEY, read_verdict_records, verdict_records
 
@@ -72,3 +74,24 @@ def test_report_prints_markup_in_names_and_reasons_literally():
     render(ClassReport("02_softmax", students), Console(file=out, width=300))
     text = out.getvalue()
     assert "[/oops]" in text and "[bold]nope[/bold] [/]" in text and "2 forged or malformed" in text
+
+
+# ---- student ids: a folder name is refused before the gradebook or a page can hold it ----------
+
+
+@pytest.mark.parametrize("student", ["ada", "s1234567", "a.b-c_d@uni.edu", "first+last"])
+def test_ordinary_student_ids_are_accepted(student):
+    assert student_id_problem(student) is None
+
+
+@pytest.mark.parametrize("student", ['<img src=x onerror="alert(1)">', "x'><script>alert(1)</script>",
+                                     "-rf", ".hidden", "a b", "ada\n"])
+def test_a_submission_folder_named_with_markup_is_refused_before_anything_is_recorded(tmp_path, student):
+    course = create_course(tmp_path / "course")
+    folder = course.root / "submitted" / student / "02_softmax"
+    folder.mkdir(parents=True)
+    (folder / "softmax.ipynb").write_text("{}", encoding="utf-8")
+    outcome = grade_one(str(course.root), "02_softmax", student)
+    assert not outcome.graded and "rename the folder" in outcome.reason
+    assert not course.gradebook.exists() and not (course.root / ".grader").exists()
+    assert not (course.root / "autograded").exists() and not (course.root / "feedback").exists()
