@@ -158,10 +158,10 @@ def _substitute(value, values: dict[str, str]):
     return value
 
 
-def _merge(target: dict, changes: dict) -> None:
+def merge_into(target: dict, changes: dict) -> None:
     for key, value in changes.items():
         if isinstance(value, dict) and isinstance(target.get(key), dict):
-            _merge(target[key], value)
+            merge_into(target[key], value)
         else:
             target[key] = copy.deepcopy(value)
 
@@ -177,14 +177,14 @@ def _new_code_cell(spec) -> NotebookNode:
     if isinstance(spec, str):
         return nbformat.v4.new_code_cell(spec)
     cell = nbformat.v4.new_code_cell(spec["source"])
-    _merge(cell.metadata, spec.get("metadata", {}))
+    merge_into(cell.metadata, spec.get("metadata", {}))
     return cell
 
 
 def _apply_edit(nb: NotebookNode, edit: dict) -> None:
     op = edit["op"]
     if op == "update_notebook_metadata":
-        _merge(nb.metadata, edit["value"])
+        merge_into(nb.metadata, edit["value"])
         return
     index = _index_of(nb, edit["cell"])
     if op == "delete":
@@ -195,7 +195,7 @@ def _apply_edit(nb: NotebookNode, edit: dict) -> None:
             duplicate["id"] = secrets.token_hex(4)
         nb.cells.insert(index + 1, duplicate)
     elif op == "update_cell_metadata":
-        _merge(nb.cells[index].metadata, edit["value"])
+        merge_into(nb.cells[index].metadata, edit["value"])
     else:
         raise ValueError(f"unknown edit {op!r}")
 

@@ -8,8 +8,6 @@ through a lock file, as ``test_pipeline_end_to_end.graded_corpus`` does.
 """
 from __future__ import annotations
 
-import fcntl
-import json
 import shutil
 import subprocess
 import sys
@@ -21,6 +19,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
+from built_once import built_once
 from grader.course import Course
 from grader.parallel import grade_class
 from grader.reporting import write_report
@@ -85,15 +84,7 @@ def build(released: Course, root: Path) -> dict:
 
 @pytest.fixture(scope="session")
 def graded_class(tmp_path_factory, request, released_course_template) -> GradedClass:
-    shared = tmp_path_factory.getbasetemp()
-    if hasattr(request.config, "workerinput"):  # an xdist worker: its base folder is one per worker
-        shared = shared.parent
-    root, summary = shared / "graded-class", shared / "graded-class.json"
-    with open(shared / "graded-class.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not summary.exists():
-            shutil.rmtree(root, ignore_errors=True)  # a run that broke off half-way
-            summary.write_text(json.dumps(build(released_course_template, root)), encoding="utf-8")
-    built = json.loads(summary.read_text(encoding="utf-8"))
+    root, built = built_once(tmp_path_factory, request, "graded-class",
+                             lambda root: build(released_course_template, root))
     assert built["feedback"], "nbgrader generate_feedback failed on the graded class"
     return GradedClass(Course(root), Path(built["page"]), Path(built["table"]))

@@ -35,6 +35,7 @@ import nbformat
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 
+from attack_harness import merge_into
 from grader.course import Course, notebook_name
 from grader.submissions import grade_id, is_solution_cell, model_answers
 
@@ -94,14 +95,6 @@ def _substitute(value):
     return value
 
 
-def _merge(target: dict, changes: dict) -> None:
-    for key, value in changes.items():
-        if isinstance(value, dict) and isinstance(target.get(key), dict):
-            _merge(target[key], value)
-        else:
-            target[key] = copy.deepcopy(value)
-
-
 def submission_notebook(injection: Injection, release: NotebookNode, source: NotebookNode) -> NotebookNode:
     """The release notebook with the model answers and the injection's cells and metadata."""
     answers = model_answers(source)
@@ -115,7 +108,7 @@ def submission_notebook(injection: Injection, release: NotebookNode, source: Not
     added = [nbformat.v4.new_markdown_cell(text) for text in _substitute(list(injection.markdown))] + \
         [nbformat.v4.new_code_cell(code) for code in _substitute(list(injection.code))]
     nb.cells[position:position] = added
-    _merge(nb.metadata, _substitute(injection.notebook_metadata))
+    merge_into(nb.metadata, _substitute(injection.notebook_metadata))
     return nb
 
 

@@ -15,8 +15,6 @@ under pytest-xdist the workers share it through a lock file.
 from __future__ import annotations
 
 import csv
-import fcntl
-import json
 import shutil
 import subprocess
 import sys
@@ -28,6 +26,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
+from built_once import built_once
 from grader.course import ASSIGNMENTS, Course
 from grader.parallel import grade_class
 from corpus_expected import UNGRADABLE, Expected, expected_outcome, load_expected
@@ -87,16 +86,9 @@ def run_pipeline(released: Course, root: Path) -> dict[str, dict]:
 @pytest.fixture(scope="session")
 def graded_corpus(tmp_path_factory, request, released_course_template) -> GradedCorpus:
     """The corpus graded once per pytest run (pytest-xdist workers share one graded course)."""
-    shared = tmp_path_factory.getbasetemp()
-    if hasattr(request.config, "workerinput"):  # an xdist worker: its base folder is one per worker
-        shared = shared.parent
-    root, summary = shared / "graded-corpus", shared / "graded-corpus.json"
-    with open(shared / "graded-corpus.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not summary.exists():
-            shutil.rmtree(root, ignore_errors=True)  # a run that broke off half-way
-            summary.write_text(json.dumps(run_pipeline(released_course_template, root)), encoding="utf-8")
-    return GradedCorpus(Course(root), json.loads(summary.read_text(encoding="utf-8")))
+    root, steps = built_once(tmp_path_factory, request, "graded-corpus",
+                             lambda root: run_pipeline(released_course_template, root))
+    return GradedCorpus(Course(root), steps)
 
 
 def _ungradable(expected: dict[str, Expected]) -> bool:

@@ -27,8 +27,9 @@ import dataclasses
 import errno
 import functools
 import os
-import signal
 import time
+
+from .launcher import kill_until_gone
 
 CGROUP_ROOT = "/sys/fs/cgroup"
 V1_CONTROLLERS = ("memory", "pids", "cpu")
@@ -283,21 +284,7 @@ class SandboxCgroup:
                 _write(kill_file, "1")
             except OSError:
                 pass
-        deadline = time.monotonic() + deadline_seconds
-        me = os.getpid()
-        while True:
-            pids = [pid for pid in self.pids() if pid != me]
-            if not pids:
-                return 0
-            if time.monotonic() > deadline:
-                return len(pids)
-            for sig in (signal.SIGSTOP, signal.SIGKILL):  # stopped first: no forking past the sweep
-                for pid in pids:
-                    try:
-                        os.kill(pid, sig)
-                    except OSError:
-                        pass
-            time.sleep(0.005)
+        return kill_until_gone(self.pids, deadline_seconds)
 
     # ---------------------------------------------------------------- accounting
     def oom_kills(self) -> int:

@@ -148,7 +148,7 @@ def processes_with_marker(marker: str) -> list[int]:
     return found
 
 
-def _kill_until_gone(select_pids, deadline_seconds):
+def kill_until_gone(select_pids, deadline_seconds):
     """SIGSTOP then SIGKILL every pid that ``select_pids()`` returns until none is left.
 
     Stopping first keeps a process that is busy forking from outrunning the sweep.
@@ -184,7 +184,7 @@ def kill_processes_of_uid(uid, deadline_seconds=5.0):
             if fields is not None and fields[1] == uid:
                 found.append(pid)
         return found
-    return _kill_until_gone(select_pids, deadline_seconds)
+    return kill_until_gone(select_pids, deadline_seconds)
 
 
 def kill_descendants(root_pid, deadline_seconds=5.0):
@@ -201,7 +201,7 @@ def kill_descendants(root_pid, deadline_seconds=5.0):
                 found.append(child)
                 stack.append(child)
         return found
-    return _kill_until_gone(select_pids, deadline_seconds)
+    return kill_until_gone(select_pids, deadline_seconds)
 
 
 # ---------------------------------------------------------------------------- filesystem
