@@ -5,9 +5,13 @@ with explicit student ids, so a test can hand in a hundred submissions in second
 """
 from __future__ import annotations
 
-import os
 import shutil
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
+
+import pytest
 
 import nbformat
 
@@ -52,3 +56,16 @@ class ServiceCourse:
             path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
         side.submit(assignment)
         return side
+
+
+@contextmanager
+def temporary_service_course(template: Course, prefix: str, assignments: tuple[str, ...]) -> Iterator[ServiceCourse]:
+    """A ServiceCourse in a fresh temporary folder with its own exchange (``GRADER_EXCHANGE_ROOT``),
+    removed afterwards."""
+    top = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("GRADER_EXCHANGE_ROOT", str(top / "exchange"))
+            yield ServiceCourse(template, top, assignments)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

@@ -5,12 +5,9 @@ tests, and in-process for the class of 30.
 """
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -19,7 +16,7 @@ from nbgrader.api import Gradebook
 
 from grader.service.journal import GRADING, RELEASED, Journal
 from grader.service.watch import GradingService
-from grader_tests.service_setup import ServiceCourse
+from grader_tests.service_setup import ServiceCourse, temporary_service_course
 
 pytestmark = pytest.mark.slow
 
@@ -28,11 +25,9 @@ NOTEBOOK = "softmax.ipynb"
 
 
 @pytest.fixture
-def setup(released_course_template, monkeypatch):
-    top = Path(tempfile.mkdtemp(prefix="sal-durability-"))
-    monkeypatch.setenv("GRADER_EXCHANGE_ROOT", str(top / "exchange"))
-    yield ServiceCourse(released_course_template, top, (ASSIGNMENT,))
-    shutil.rmtree(top, ignore_errors=True)
+def setup(released_course_template):
+    with temporary_service_course(released_course_template, "sal-durability-", (ASSIGNMENT,)) as course:
+        yield course
 
 
 def start_watch(setup: ServiceCourse, log: Path) -> subprocess.Popen:

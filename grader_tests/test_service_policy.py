@@ -1,11 +1,8 @@
 """Course policy: the hourly limit, feedback held until the due date, late hand-ins."""
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
@@ -13,7 +10,7 @@ from nbgrader.api import Gradebook
 from grader.service.journal import HELD, RELEASED, WAITING
 from grader.service.policy import GradingService as Policy, load_policy
 from grader.service.watch import HOUR, GradingService
-from grader_tests.service_setup import ServiceCourse
+from grader_tests.service_setup import ServiceCourse, temporary_service_course
 
 pytestmark = pytest.mark.slow
 
@@ -22,11 +19,9 @@ NOTEBOOK = "softmax.ipynb"
 
 
 @pytest.fixture
-def setup(released_course_template, monkeypatch):
-    top = Path(tempfile.mkdtemp(prefix="sal-policy-"))
-    monkeypatch.setenv("GRADER_EXCHANGE_ROOT", str(top / "exchange"))
-    yield ServiceCourse(released_course_template, top, (ASSIGNMENT,))
-    shutil.rmtree(top, ignore_errors=True)
+def setup(released_course_template):
+    with temporary_service_course(released_course_template, "sal-policy-", (ASSIGNMENT,)) as course:
+        yield course
 
 
 def set_due_date(setup: ServiceCourse, moment: datetime) -> None:
