@@ -16,13 +16,10 @@ A submission that nbgrader cannot grade is recorded as ungradable with its reaso
 """
 from __future__ import annotations
 
-import ctypes
 import logging
 import multiprocessing
 import os
 import re
-import signal
-import sys
 import time
 import warnings
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -39,6 +36,7 @@ from grader.feedback import write_ungradable_page
 from grader.gradebook_batch import reuse_gradebook_connections
 from grader.sandbox.submitted_links import quarantine_folder, quarantine_submission
 from grader.ungradable import clear_ungradable, record_ungradable
+from grader.worker_lifetime import die_with_parent
 
 LOG_NAME = "autograde.log"
 
@@ -228,8 +226,7 @@ def pending_submissions(course: Course, pairs: Iterable[tuple[str, str]],
 
 def _worker_init() -> None:
     """Each worker dies with the process that started it (its kernels then die with it)."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    die_with_parent()
     import nbgrader.converters  # noqa: F401 - imported once, before the first submission
 
 

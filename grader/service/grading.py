@@ -48,18 +48,6 @@ class Result:
         return asdict(self)
 
 
-def die_with_parent() -> None:
-    """Pool initializer: the kernel kills this worker when the service dies, even by ``kill -9``,
-    so a restarted service never races an orphaned worker over the same submission."""
-    import ctypes
-    import signal
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: the journal still makes the regrade safe
-        pass
-
-
 def grade_archived(course_root: str, assignment: str, student: str, archive: str,
                    limits: Limits) -> dict:
     """Grade the hand-in in ``archive`` as ``student``'s submission; never raises for bad input."""

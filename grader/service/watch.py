@@ -36,11 +36,12 @@ from nbgrader.exchange import ExchangeError
 from grader.course import Course, enable_concurrent_writers
 from grader.service import pages
 from grader.service.exchange import CourseExchange, InboundSubmission, impersonation
-from grader.service.grading import FEEDBACK, HANDIN, Limits, die_with_parent, grade_archived
+from grader.service.grading import FEEDBACK, HANDIN, Limits, grade_archived
 from grader.service.journal import (GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal,
                                     Row)
 from grader.service.policy import GradingService as Policy, load_policy
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
+from grader.worker_lifetime import die_with_parent
 
 log = logging.getLogger("grader.watch")
 HOUR = 3600.0
