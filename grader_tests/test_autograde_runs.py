@@ -15,6 +15,7 @@ from nbgrader.api import Gradebook
 
 from grader import grading_state
 from grader.course import ASSIGNMENTS, Course
+from grader.submissions import write_submission
 from grader.parallel import grade_class
 from grader.simulated_class import simulated_class
 
@@ -34,12 +35,8 @@ def hand_in_class(course: Course, copies: int = 1) -> list[str]:
             continue
         for copy in range(copies):
             name = f"{student}{copy}"
-            path = course.submitted_notebook(name, assignment)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(notebook, str):
-                path.write_text(notebook, encoding="utf-8")
-            else:
-                nbformat.write(notebook, path)
+            write_submission(course, name, assignment,
+                             notebook.encode("utf-8") if isinstance(notebook, str) else notebook)
             students.append(name)
     return sorted(students)
 

@@ -15,7 +15,6 @@ import sys
 import threading
 import time
 
-import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
@@ -23,7 +22,7 @@ from grader.course import ASSIGNMENTS, Course
 from grader.distributed import ClusterSetupError, cluster_problems, grade_on_dask, lock_name, worker_view
 from grader.parallel import grade_class
 from grader.simulated_class import simulated_class
-from grader.submissions import get_submission, hand_in
+from grader.submissions import get_submission, hand_in, write_submission
 from grader.ungradable import ungradable_reason
 
 distributed = pytest.importorskip("distributed")
@@ -54,12 +53,8 @@ def hand_in_simulated_class(course: Course, assignment: str) -> list[str]:
     for student, handed, notebook in simulated_class(course):
         if handed != assignment:
             continue
-        path = course.submitted_notebook(student, assignment)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(notebook, str):
-            path.write_text(notebook, encoding="utf-8")
-        else:
-            nbformat.write(notebook, path)
+        write_submission(course, student, assignment,
+                         notebook.encode("utf-8") if isinstance(notebook, str) else notebook)
         students.append(student)
     return sorted(students)
 
