@@ -7,14 +7,18 @@ import os
 import signal
 
 import zmq
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Bool, Instance, Integer, List, Unicode
+from traitlets import Bool, Instance, Integer, List, Unicode, default
 
 from . import zygote
+from .kernel_client import ReadyWhenAnsweredClient
 from .policy import SandboxError, SandboxPolicy
 from .run import SandboxRun
 
 STARTUP_REPORT_TIMEOUT = 30.0  # seconds for the launcher to build the sandbox
+RECONNECT_INTERVAL_MS = 5  # ms between a client socket's attempts to reach the kernel's
+EXIT_POLL_INTERVAL = 0.005  # seconds between checks that a kernel asked to shut down has exited
 
 
 def describe_exit(code: int | None) -> str:
@@ -54,15 +58,29 @@ class SandboxedKernelManager(AsyncKernelManager):
         "sandbox is the same. Used when the grader runs as root on Linux with this "
         "interpreter's ipykernel.")).tag(config=True)
     sandbox = Instance(SandboxRun, allow_none=True)
+    quick_handshake = Bool(True, help=(
+        "Talk to the kernel as soon as it has answered (grader.sandbox.kernel_client), and retry "
+        "connecting to it and check for its exit every 5 ms. False: jupyter_client's own waits, "
+        "as plain nbgrader has them (0.2 s after the kernel's first answer, 100 ms between "
+        "connection attempts and between exit checks).")).tag(config=True)
     max_message_bytes = Integer(32 * 2 ** 20, allow_none=True, help=(
         "Largest message the grader accepts from the kernel (ZMQ_MAXMSGSIZE on its client "
         "sockets); a kernel sending a larger one is disconnected and the message is lost."))
     exit_code: int | None = None
     _sandbox_process: zygote.SandboxProcess | None = None
 
+    @default("client_factory")
+    def _default_client_factory(self):
+        return ReadyWhenAnsweredClient if self.quick_handshake else AsyncKernelClient
+
     def client(self, **kwargs):
-        """A kernel client whose sockets refuse messages above ``max_message_bytes``."""
+        """A kernel client whose sockets refuse messages above ``max_message_bytes`` and, with
+        ``quick_handshake``, retry a connection every 5 ms: they usually connect before the
+        kernel has bound its sockets, and ZMQ's default 100 ms retry would then be most of a
+        kernel's start-up."""
         kc = super().client(**kwargs)
+        if self.quick_handshake:
+            kc.context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_INTERVAL_MS)
         if self.max_message_bytes:
             kc.context.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
         return kc
@@ -125,6 +143,14 @@ class SandboxedKernelManager(AsyncKernelManager):
         provisioner.process, provisioner.pid, provisioner.pgid = process, process.pid, process.pid
         provisioner.cwd = run.workdir
         self._reconcile_connection_info(provisioner.connection_info)
+
+    async def _async_wait(self, pollinterval: float = 0.1) -> None:
+        """Wait for the kernel's exit as jupyter_client does after a shutdown request or a kill;
+        with ``quick_handshake`` checking every 5 ms instead of every 100 ms (a kernel is gone a
+        few ms after either; each check is one non-blocking poll)."""
+        if self.quick_handshake:
+            pollinterval = min(pollinterval, EXIT_POLL_INTERVAL)
+        await super()._async_wait(pollinterval)
 
     async def _async_is_alive(self) -> bool:
         alive = await super()._async_is_alive()
