@@ -34,6 +34,7 @@ from grader.breakdown import TimedAutograde, new_times, settle
 from grader.course import Course, enable_concurrent_writers
 from grader.feedback import write_ungradable_page
 from grader.gradebook_batch import reuse_gradebook_connections
+from grader.metadata_validation import validate_metadata_with_cached_schema
 from grader.sandbox.submitted_links import quarantine_folder, quarantine_submission
 from grader.ungradable import clear_ungradable, record_ungradable
 from grader.worker_lifetime import die_with_parent
@@ -70,6 +71,7 @@ def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome
         return GradingOutcome(student, assignment, False, refusal, 0.0)
     _route_warnings_to_log(course)
     reuse_gradebook_connections()
+    validate_metadata_with_cached_schema()
     started = time.perf_counter()
     times = new_times()
     clear_ungradable(course, assignment, student)
