@@ -32,7 +32,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer
 
 from grader import kernel_probe
-from grader.checks import get_check
+from grader.checks import get_check, reference_cache
 from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
 from grader.course import Course
 from grader.seeds import course_secret, notebook_fingerprint, submission_seed
@@ -71,7 +71,23 @@ def injected_source(plan: dict) -> str:
     )
 
 
-class PrepareProbes(NbGraderPreprocessor):
+class CoursePreprocessor(NbGraderPreprocessor):
+    """A preprocessor that needs the ``.grader`` folder of the course it is grading."""
+
+    def _converter_root(self) -> str | None:
+        """The course root of the converter running this preprocessor (exporter -> converter)."""
+        coursedir = getattr(getattr(self.parent, "parent", None), "coursedir", None)
+        return coursedir.root if coursedir is not None else None
+
+    def _course_root(self) -> str:
+        # standalone, nbgrader's own rule applies (CourseDirectory.root from config, else the cwd)
+        return self._converter_root() or CourseDirectory(config=self.config).root
+
+    def state_dir(self) -> Path:
+        return Course(Path(self._course_root())).state_dir
+
+
+class PrepareProbes(CoursePreprocessor):
     """Replace each probe cell's source by this run's probe code; keep the plan in cell metadata."""
 
     seed = Integer(
@@ -110,15 +126,8 @@ class PrepareProbes(NbGraderPreprocessor):
 
     def submission_seed(self, nb, info) -> int:
         """The seed of this submission's inputs (``grader.seeds``); the notebook is as sanitized."""
-        secret = course_secret(Course(Path(self._course_root())).state_dir)
+        secret = course_secret(self.state_dir())
         return submission_seed(secret, info["student"], info["assignment"], info["notebook"], notebook_fingerprint(nb))
-
-    def _course_root(self) -> str:
-        # The converter running this preprocessor (exporter -> converter) knows the course root;
-        # standalone, nbgrader's own rule applies (CourseDirectory.root from config, else the cwd).
-        converter = getattr(self.parent, "parent", None)
-        coursedir = getattr(converter, "coursedir", None)
-        return coursedir.root if coursedir is not None else CourseDirectory(config=self.config).root
 
 
 def probe_cells_from_gradebook(db_url, notebook_id, assignment_id) -> dict[str, tuple[str, float]]:
@@ -133,10 +142,13 @@ def probe_cells_from_gradebook(db_url, notebook_id, assignment_id) -> dict[str, 
                 if cell.name in points and probe_names(cell.source or "")}
 
 
-class DecideVerdicts(NbGraderPreprocessor):
+class DecideVerdicts(CoursePreprocessor):
     """Judge each probe cell's report with the reference and write nbgrader-readable outputs."""
 
     def preprocess(self, nb, resources):
+        # simulated reference values are kept per course; standalone (no converter), in this process
+        root = self._converter_root()
+        reference_cache.use_folder(Course(Path(root)).state_dir if root else None)
         verdicts = resources.setdefault("verdicts", {})
         stubs = released_stubs(nb)
         for cell in nb.cells:

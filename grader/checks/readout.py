@@ -8,13 +8,13 @@ the reference accuracy within a statistical band.
 from __future__ import annotations
 
 import zlib
-from functools import lru_cache
 
 import numpy as np
 
 import solutions
 from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Case
 from grader.checks.common import STANDARD_ERRORS, function_check, is_real_scalar, seed_input, value_check
+from grader.checks.reference_cache import remembered
 
 
 # ---- cases ------------------------------------------------------------------------------------
@@ -106,9 +106,10 @@ def _softmax_readout_cases(rng: np.random.Generator) -> list[Case]:
 RETRIEVAL_REFERENCE_TRIALS = 8000
 
 
-@lru_cache(maxsize=256)
+@remembered
 def expected_accuracy(n_pairs: int, d: int, beta: float, readout: str) -> float:
-    """The reference's success rate over RETRIEVAL_REFERENCE_TRIALS trials, with a seed fixed by the setting."""
+    """The reference's success rate over RETRIEVAL_REFERENCE_TRIALS trials, with a seed fixed by the setting
+    (computed once per course: ``grader.checks.reference_cache``)."""
     seed = zlib.crc32(repr((n_pairs, d, beta, readout)).encode())
     rng = np.random.default_rng(seed)
     return solutions.retrieval_accuracy(n_pairs, d, beta, RETRIEVAL_REFERENCE_TRIALS, rng, readout=readout)

@@ -1,0 +1,72 @@
+"""Simulated reference statistics, computed once per course and kept on disk.
+
+Some statistical judges compare a student's estimate with the reference's own Monte-Carlo
+estimate for the same setting (``grader.checks.readout.expected_accuracy``: 8000 simulated
+memories, about 0.09 s each). Such a value depends only on its arguments and the grading code,
+so it is kept in an SQLite table in the course's ``.grader/`` folder, shared by every grading
+process and every run (kernels cannot reach that folder): two workers no longer simulate the same
+setting twice, and a re-grade or the grading service simulates nothing it has seen. The key holds
+the grading code's version (``grader.grading_state.grader_version``), so changed code starts
+afresh. Without a course folder (tests, an interactive session) values stay in the process.
+"""
+from __future__ import annotations
+
+import functools
+import sqlite3
+import threading
+from pathlib import Path
+
+FILE_NAME = "reference_statistics.sqlite"
+
+_folder: Path | None = None
+_memory: dict[str, float] = {}
+_lock = threading.Lock()
+
+
+def use_folder(folder: Path | str | None) -> None:
+    """Keep values in ``folder/reference_statistics.sqlite`` from now on (None: in memory only)."""
+    global _folder
+    _folder = Path(folder) if folder is not None else None
+
+
+def _connect(folder: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(folder / FILE_NAME, timeout=60)
+    connection.execute("CREATE TABLE IF NOT EXISTS statistic (key TEXT PRIMARY KEY, value REAL NOT NULL)")
+    return connection
+
+
+def _stored(folder: Path, key: str) -> float | None:
+    with _connect(folder) as connection:
+        row = connection.execute("SELECT value FROM statistic WHERE key = ?", (key,)).fetchone()
+    return None if row is None else float(row[0])
+
+
+def _store(folder: Path, key: str, value: float) -> None:
+    with _connect(folder) as connection:
+        connection.execute("INSERT OR IGNORE INTO statistic (key, value) VALUES (?, ?)", (key, value))
+
+
+def remembered(function):
+    """Decorate a deterministic function of hashable arguments returning a float: each value is
+    computed once per course (or per process without a course folder)."""
+    from grader import grading_state
+
+    @functools.wraps(function)
+    def wrapper(*args):
+        key = f"{function.__module__}.{function.__qualname__}{args!r} {grading_state.grader_version()}"
+        with _lock:
+            value = _memory.get(key)
+        if value is not None:
+            return value
+        folder = _folder
+        value = _stored(folder, key) if folder is not None else None
+        if value is None:
+            value = float(function(*args))
+            if folder is not None:
+                _store(folder, key, value)
+        with _lock:
+            _memory[key] = value
+        return value
+
+    wrapper.uncached = function
+    return wrapper

@@ -1,0 +1,79 @@
+"""Simulated reference statistics are computed once per course and shared by every process."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from grader.checks import reference_cache
+from grader.checks.readout import expected_accuracy
+
+
+@pytest.fixture
+def course_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(reference_cache, "_memory", {})
+    reference_cache.use_folder(tmp_path)
+    yield tmp_path
+    reference_cache.use_folder(None)
+
+
+def counting(calls):
+    @reference_cache.remembered
+    def square(x):
+        calls.append(x)
+        return x * x
+    return square
+
+
+def test_a_value_is_computed_once_per_argument(course_cache):
+    calls = []
+    square = counting(calls)
+    assert [square(3), square(3), square(4)] == [9.0, 9.0, 16.0]
+    assert calls == [3, 4]
+
+
+def test_another_process_of_the_course_reads_the_value_instead_of_computing_it(course_cache, monkeypatch):
+    first = expected_accuracy(20, 8, 2.0, "softmax")
+    monkeypatch.setattr(reference_cache, "_memory", {})  # as a fresh worker process
+    monkeypatch.setattr("solutions.retrieval_accuracy", lambda *a, **k: pytest.fail("simulated again"))
+    assert expected_accuracy(20, 8, 2.0, "softmax") == first
+
+
+def test_a_stored_value_is_the_simulation_bit_for_bit(course_cache):
+    stored = expected_accuracy(12, 8, 3.0, "linear")
+    assert stored == expected_accuracy.uncached(12, 8, 3.0, "linear")
+
+
+def test_values_of_other_grading_code_are_not_reused(course_cache, monkeypatch):
+    calls = []
+    square = counting(calls)
+    square(5)
+    monkeypatch.setattr(reference_cache, "_memory", {})
+    monkeypatch.setattr("grader.grading_state.grader_version", lambda: "other code")
+    square(5)
+    assert calls == [5, 5]
+
+
+def test_concurrent_processes_share_one_table(course_cache):
+    code = ("import sys; from grader.checks import reference_cache as c\n"
+            "c.use_folder(sys.argv[1])\n"
+            "f = c.remembered(lambda x: x + 0.5)\n"
+            "print(sum(f(i) for i in range(200)))\n")
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(course_cache)], stdout=subprocess.PIPE, text=True)
+            for _ in range(3)]
+    outputs = [run.communicate(timeout=120)[0].strip() for run in runs]
+    assert outputs == [str(sum(i + 0.5 for i in range(200)))] * 3
+    import sqlite3
+    with sqlite3.connect(course_cache / reference_cache.FILE_NAME) as db:
+        assert db.execute("SELECT COUNT(*) FROM statistic").fetchone()[0] == 200
+
+
+def test_without_a_course_folder_nothing_is_written(tmp_path, monkeypatch):
+    monkeypatch.setattr(reference_cache, "_memory", {})
+    reference_cache.use_folder(None)
+    monkeypatch.chdir(tmp_path)
+    calls = []
+    square = counting(calls)
+    assert square(2) == square(2) == 4.0 and calls == [2]
+    assert list(tmp_path.iterdir()) == []
