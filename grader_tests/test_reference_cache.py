@@ -77,3 +77,10 @@ def test_without_a_course_folder_nothing_is_written(tmp_path, monkeypatch):
     square = counting(calls)
     assert square(2) == square(2) == 4.0 and calls == [2]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unreadable_table_only_means_computing_again(course_cache):
+    (course_cache / reference_cache.FILE_NAME).write_bytes(b"this is not an SQLite database" * 100)
+    calls = []
+    square = counting(calls)
+    assert square(7) == 49.0 and calls == [7]

@@ -36,14 +36,22 @@ def _connect(folder: Path) -> sqlite3.Connection:
 
 
 def _stored(folder: Path, key: str) -> float | None:
-    with _connect(folder) as connection:
-        row = connection.execute("SELECT value FROM statistic WHERE key = ?", (key,)).fetchone()
+    """The kept value, or None when there is none or the table cannot be read (it is only a cache:
+    e.g. SQLite's locks on a network file system)."""
+    try:
+        with _connect(folder) as connection:
+            row = connection.execute("SELECT value FROM statistic WHERE key = ?", (key,)).fetchone()
+    except sqlite3.Error:
+        return None
     return None if row is None else float(row[0])
 
 
 def _store(folder: Path, key: str, value: float) -> None:
-    with _connect(folder) as connection:
-        connection.execute("INSERT OR IGNORE INTO statistic (key, value) VALUES (?, ?)", (key, value))
+    try:
+        with _connect(folder) as connection:
+            connection.execute("INSERT OR IGNORE INTO statistic (key, value) VALUES (?, ?)", (key, value))
+    except sqlite3.Error:
+        pass  # computed again next time
 
 
 def remembered(function):
