@@ -4,20 +4,25 @@ For each class size, a class is drawn from the corpus of realistic submissions
 (``grader.submissions``: model answers, independent correct solutions, blanks, half-done work and
 typical misconceptions, cycled over the students; faults that only burn the cell timeout and
 unreadable files are left out) for every assignment, and handed in to two identical course folders
-(the course's own config and the same course secret, so both draw the same hidden inputs for each
+(the course's own config and the same course secret, so all draw the same hidden inputs for each
 submission):
 
 - baseline: plain ``nbgrader autograde <id> --create --force``, one assignment after the other, as a
-  user runs it, with every kernel started by ``exec`` of a new interpreter
-  (``c.SandboxedKernelManager.fork_from_zygote = False``: how kernels started before the zygote);
+  user runs it, with nbgrader's own kernel start-up: every kernel started by ``exec`` of a new
+  interpreter and jupyter_client's own waits around it
+  (``c.SandboxedKernelManager.fork_from_zygote = False``, ``quick_handshake = False``), in the
+  same sandbox;
+- the same plain ``nbgrader autograde`` with the course's config as shipped, which already gives
+  it the kernel start-up of ``grader`` (zygote, quick handshake): what the driver alone adds;
 - candidate: ``grader autograde <all ids>`` in one command (parallel workers, kernels forked from
   a zygote, per-worker reuse of the config, one gradebook transaction per notebook).
 
-It checks that every test cell of every submission has the same score in both gradebooks, then
-prints notebooks per minute for both and the ratio, the candidate's time per notebook by step
-(from its grading records), and the measured floor: a sample of the same notebooks run one at a
-time in a zygote-forked sandboxed kernel (fork + sandbox entry + cells, nothing of nbgrader),
-scaled to the workers as if they overlapped perfectly.
+It checks that every test cell of every submission has the same score in all three gradebooks,
+then prints notebooks per minute for each and the ratios, the candidate's time per notebook by step
+(from its grading records), and the measured floor: the same notebooks run one at a time in a
+zygote-forked sandboxed kernel (fork + sandbox entry + cells, nothing of nbgrader; each distinct
+corpus submission run once and counted as often as the class holds it), divided among the
+workers as if they overlapped perfectly.
 
     python benchmarks/grading_speed.py                      # 30 and 120 students x 4 assignments
     python benchmarks/grading_speed.py --students 8         # a quick run
@@ -45,9 +50,15 @@ from grader.release import generate_release
 from grader.seeds import course_secret
 from grader.submissions import build_notebook, load_corpus
 
-BASELINE_CONFIG = "\nc.SandboxedKernelManager.fork_from_zygote = False\n"
+# nbgrader's own kernel start-up: a new interpreter per notebook, jupyter_client's waits around it.
+BASELINE_CONFIG = ("\nc.SandboxedKernelManager.fork_from_zygote = False"
+                   "\nc.SandboxedKernelManager.quick_handshake = False\n")
 BENCHMARK_KINDS = ("correct", "blank", "partial", "misconception")
-FLOOR_SAMPLE = 2  # notebooks per assignment run alone for the floor
+
+
+def class_corpus(assignment: str) -> list:
+    """The corpus submissions the class is drawn from; student i hands in entry i % len."""
+    return [s for s in load_corpus(assignment) if s.kind in BENCHMARK_KINDS and not s.sandbox_only]
 
 
 def build_class(root: Path, assignments: list[str], students: int) -> Course:
@@ -58,7 +69,7 @@ def build_class(root: Path, assignments: list[str], students: int) -> Course:
         generate_release(course, assignment)
         release = nbformat.read(course.release_notebook(assignment), as_version=4)
         source = nbformat.read(course.source_notebook(assignment), as_version=4)
-        corpus = [s for s in load_corpus(assignment) if s.kind in BENCHMARK_KINDS and not s.sandbox_only]
+        corpus = class_corpus(assignment)
         for i in range(students):
             path = course.submitted_notebook(f"student{i:03d}", assignment)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -90,8 +101,14 @@ def breakdown(course: Course, assignments: list[str]) -> dict[str, float]:
     return means
 
 
-def measure_floor(course: Course, assignments: list[str]) -> float:
-    """Mean seconds to fork a sandboxed kernel, enter the sandbox and run one notebook's cells."""
+def measure_floor(course: Course, assignments: list[str], students: int) -> float:
+    """Seconds to fork a sandboxed kernel, enter the sandbox and run the cells of every notebook
+    of the class one at a time (nothing of nbgrader).
+
+    The class repeats each corpus submission; each distinct one is run once here (the first
+    student who handed it in) and counted as often as the class holds it, so the floor is of the
+    same notebooks the two graders ran, in the same proportions.
+    """
     from grader.sandbox import SandboxedExecute
 
     def execute(path: Path) -> float:
@@ -104,9 +121,25 @@ def measure_floor(course: Course, assignments: list[str]) -> float:
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
-    sample = [course.submitted_notebook(s, a) for a in assignments for s in course.students(a)[:FLOOR_SAMPLE]]
-    execute(sample[0])  # starts this process's zygote: paid once, as in a worker
-    return statistics.fmean(execute(path) for path in sample)
+    names = sorted(course.students(assignments[0]))
+    execute(course.submitted_notebook(names[0], assignments[0]))  # starts this process's zygote, as in a worker
+    total = 0.0
+    for assignment in assignments:
+        distinct = min(students, len(class_corpus(assignment)))
+        for k in range(distinct):
+            copies = len(range(k, students, distinct))
+            total += copies * execute(course.submitted_notebook(f"student{k:03d}", assignment))
+    return total
+
+
+def nbgrader_autograde(course: Course, assignments: list[str]) -> float:
+    """Seconds for plain ``nbgrader autograde``, one assignment after the other."""
+    return sum(run([sys.executable, "-m", "nbgrader", "autograde", a, "--create", "--force"], course.root)
+               for a in assignments)
+
+
+def score_differences(reference: dict, other: dict) -> list:
+    return sorted(k for k in reference.keys() | other.keys() if reference.get(k) != other.get(k))
 
 
 def benchmark(students: int, assignments: list[str], workers: int, scratch: Path) -> bool:
@@ -114,34 +147,40 @@ def benchmark(students: int, assignments: list[str], workers: int, scratch: Path
     print(f"\n== {students} students x {len(assignments)} assignments = {n} notebooks, "
           f"{workers} workers, {os.cpu_count()} CPUs ==", flush=True)
     baseline = build_class(scratch / f"plain-{students}", assignments, students)
-    candidate = Course(scratch / f"grader-{students}")
+    shipped, candidate = Course(scratch / f"shipped-{students}"), Course(scratch / f"grader-{students}")
+    shutil.copytree(baseline.root, shipped.root)
     shutil.copytree(baseline.root, candidate.root)
     with open(baseline.root / "nbgrader_config.py", "a", encoding="utf-8") as config:
         config.write(BASELINE_CONFIG)
 
-    t_plain = sum(run([sys.executable, "-m", "nbgrader", "autograde", a, "--create", "--force"], baseline.root)
-                  for a in assignments)
-    print(f"baseline  plain nbgrader autograde : {t_plain:7.1f} s  {n / t_plain * 60:6.1f} notebooks/min", flush=True)
+    def line(label: str, seconds: float) -> None:
+        print(f"{label:<47}: {seconds:7.1f} s  {n / seconds * 60:6.1f} notebooks/min", flush=True)
+
+    t_plain = nbgrader_autograde(baseline, assignments)
+    line("baseline  plain nbgrader autograde", t_plain)
+    t_shipped = nbgrader_autograde(shipped, assignments)
+    line("          plain nbgrader, course config as shipped", t_shipped)
     t_grader = run([sys.executable, "-m", "grader.cli", "autograde", *assignments, "--workers", str(workers),
                     "--force"], candidate.root)
-    print(f"candidate grader autograde         : {t_grader:7.1f} s  {n / t_grader * 60:6.1f} notebooks/min", flush=True)
+    line("candidate grader autograde", t_grader)
 
-    plain_scores, grader_scores = per_cell_scores(baseline, assignments), per_cell_scores(candidate, assignments)
-    differing = sorted(k for k in plain_scores.keys() | grader_scores.keys()
-                       if plain_scores.get(k) != grader_scores.get(k))
-    identical = not differing and len(plain_scores) > 0
-    print(f"per-cell scores identical          : {identical} ({len(plain_scores)} cells"
+    reference = per_cell_scores(baseline, assignments)
+    differing = (score_differences(reference, per_cell_scores(shipped, assignments))
+                 + score_differences(reference, per_cell_scores(candidate, assignments)))
+    identical = not differing and len(reference) > 0
+    print(f"{'per-cell scores identical in all three':<47}: {identical} ({len(reference)} cells"
           + (f"; {len(differing)} differ, e.g. {differing[:3]}" if differing else "") + ")")
-    print(f"speed-up (baseline / candidate)    : {t_plain / t_grader:5.2f}x")
+    print(f"{'speed-up (baseline / candidate)':<47}: {t_plain / t_grader:5.2f}x")
+    print(f"{'speed-up (plain with shipped config / candidate)':<47}: {t_shipped / t_grader:5.2f}x")
 
     means = breakdown(candidate, assignments)
     print("candidate seconds per notebook, by step (inside one worker; workers overlap):")
     print("  " + "  ".join(f"{name} {means[name]:.2f}" for name in (*CATEGORIES, "total")))
-    floor = measure_floor(candidate, assignments)
-    floor_rate = workers * 60 / floor
-    print(f"floor: fork + sandbox + cells      : {floor:5.2f} s/notebook alone -> "
-          f"{floor_rate:6.1f} notebooks/min with {workers} workers in perfect overlap")
-    print(f"candidate vs floor                 : {floor_rate / (n / t_grader * 60):5.2f}x the floor's time")
+    floor = measure_floor(candidate, assignments, students)
+    t_floor = floor / workers
+    print(f"{'floor: fork + sandbox + cells':<47}: {floor / n:5.2f} s/notebook alone -> {t_floor:6.1f} s, "
+          f"{n / t_floor * 60:6.1f} notebooks/min with {workers} workers in perfect overlap")
+    print(f"{'candidate vs floor':<47}: {t_grader / t_floor:5.2f}x the floor's time")
     return identical
 
 
