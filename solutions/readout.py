@@ -136,6 +136,18 @@ def _retrieval_successes(
     return successes
 
 
+def _retrieval_setting(d, beta, n_trials, rng, readout: str) -> tuple[int, float, int, np.random.Generator]:
+    """(d, beta, n_trials, rng) validated, as retrieval_accuracy and capacity_search take them; the
+    read-out must be one of READOUTS. Raises ValueError naming the argument."""
+    d = as_positive_int(d, "d")
+    beta = as_real(beta, "beta")
+    n_trials = as_positive_int(n_trials, "n_trials")
+    rng = as_generator(rng)
+    if readout not in READOUTS:
+        raise ValueError(f"readout must be one of {READOUTS}; got {readout!r}.")
+    return d, beta, n_trials, rng
+
+
 def retrieval_accuracy(
     n_pairs: int, d: int, beta: float, n_trials: int, rng: np.random.Generator, readout: str = "softmax"
 ) -> float:
@@ -148,12 +160,7 @@ def retrieval_accuracy(
     keys, then values, then the queried indices. Returns a float in [0, 1].
     """
     n_pairs = as_positive_int(n_pairs, "n_pairs")
-    d = as_positive_int(d, "d")
-    beta = as_real(beta, "beta")
-    n_trials = as_positive_int(n_trials, "n_trials")
-    rng = as_generator(rng)
-    if readout not in READOUTS:
-        raise ValueError(f"readout must be one of {READOUTS}; got {readout!r}.")
+    d, beta, n_trials, rng = _retrieval_setting(d, beta, n_trials, rng, readout)
     return _retrieval_successes(n_pairs, d, beta, n_trials, rng, readout) / n_trials
 
 
@@ -176,12 +183,7 @@ def capacity_search(
        not, until they are neighbours; the capacity is the one that reached it.
     Every returned capacity c < max_pairs was measured at or above the threshold and c + 1 below it.
     """
-    d = as_positive_int(d, "d")
-    beta = as_real(beta, "beta")
-    n_trials = as_positive_int(n_trials, "n_trials")
-    rng = as_generator(rng)
-    if readout not in READOUTS:
-        raise ValueError(f"readout must be one of {READOUTS}; got {readout!r}.")
+    d, beta, n_trials, rng = _retrieval_setting(d, beta, n_trials, rng, readout)
     threshold = as_real(threshold, "threshold", minimum=0.0, strict=True)
     if threshold > 1.0:
         raise ValueError(f"threshold must lie in (0, 1], as an accuracy does; got {threshold}.")
