@@ -24,6 +24,7 @@ from grader.verdicts import verdict_records
 
 HANDIN = "handin"      # archive/<id>/handin: the submission as collected from the exchange
 FEEDBACK = "feedback"  # archive/<id>/feedback: its feedback folder, ready to release
+NOT_COLLECTED = "not_collected.txt"  # in a hand-in the service refused to copy: the reason
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,8 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
 
 def screen(course: Course, assignment: str, folder: Path, limits: Limits) -> str | None:
     """Why the hand-in in ``folder`` must not be graded at all, or None. Cheap checks only."""
+    if (folder / NOT_COLLECTED).is_file():
+        return (folder / NOT_COLLECTED).read_text(encoding="utf-8")[:2000]
     expected = folder / f"{notebook_name(assignment)}.ipynb"
     if not expected.exists():
         others = sorted(p.name for p in folder.glob("*.ipynb"))
