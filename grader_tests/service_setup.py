@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 import uuid
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -22,7 +21,7 @@ import nbformat
 
 from grader.course import Course
 from grader.service.exchange import CourseExchange
-from grader.service.student import StudentSide
+from grader.service.student import StudentSide, temporary_accounts
 from grader.submissions import build_notebook, get_submission
 
 
@@ -41,21 +40,19 @@ class ServiceCourse:
         self.exchange = CourseExchange(self.course)
         for assignment in assignments:
             self.exchange.release_assignment(assignment)
-        self._tag = uuid.uuid4().hex[:5]
+        self._prefix = f"s{uuid.uuid4().hex[:5]}"
         self._accounts: dict[str, str] = {}
+        self._removals = ExitStack()
 
     def student_id(self, name: str) -> str:
         """The id (and account) of the test's student ``name``: created on first use."""
         if name not in self._accounts:
-            account = f"s{self._tag}{name.replace('_', '')}"[:32]
-            subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                            "--user-group", account], check=True, capture_output=True)
-            self._accounts[name] = account
+            self._accounts.update(self._removals.enter_context(
+                temporary_accounts([name], prefix=self._prefix)))
         return self._accounts[name]
 
     def remove_accounts(self) -> None:
-        for account in self._accounts.values():
-            subprocess.run(["userdel", "--force", account], capture_output=True)
+        self._removals.close()
         self._accounts.clear()
 
     def student(self, name: str) -> StudentSide:

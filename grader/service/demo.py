@@ -1,16 +1,11 @@
 """The demo's last step: a student hands in through the exchange and gets feedback from the service."""
 from __future__ import annotations
 
-import getpass
 import logging
 import os
-import pwd
-import subprocess
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import nbformat
 from rich.console import Console
@@ -22,28 +17,6 @@ ASSIGNMENT = "02_softmax"
 STUDENT = "hana"
 
 
-@contextmanager
-def demo_account() -> Iterator[str]:
-    """The account the demo's student hands in from: the service grades only hand-ins that belong
-    to the account they name. As root, a temporary account ``hana`` (removed afterwards unless it
-    existed before); otherwise the account running the demo."""
-    if os.geteuid() != 0:
-        yield getpass.getuser()
-        return
-    try:
-        pwd.getpwnam(STUDENT)
-        created = False
-    except KeyError:
-        subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group",
-                        STUDENT], check=True, capture_output=True)
-        created = True
-    try:
-        yield STUDENT
-    finally:
-        if created:
-            subprocess.run(["userdel", "--force", STUDENT], capture_output=True)
-
-
 def show_student_loop(course: Course, console: Console, exchange_root: Path | None = None) -> int:
     """Release 02_softmax to a fresh exchange, hand in as a student, serve once, fetch feedback.
 
@@ -52,14 +25,16 @@ def show_student_loop(course: Course, console: Console, exchange_root: Path | No
     exchange_root = exchange_root or Path(tempfile.mkdtemp(prefix="exchange-")) / "exchange"
     os.environ["GRADER_EXCHANGE_ROOT"] = str(exchange_root)  # read by the course's nbgrader_config.py
     from grader.service.exchange import CourseExchange
+    from grader.service.student import temporary_accounts
 
     logging.getLogger("traitlets").setLevel(logging.ERROR)
     exchange = CourseExchange(course)
     exchange.release_assignment(ASSIGNMENT)
     console.print(f"nbgrader release_assignment {ASSIGNMENT} -> exchange {exchange_root}")
 
-    with demo_account() as account:
-        return _hand_in_and_serve(course, console, exchange, exchange_root, account)
+    # The service grades only hand-ins that belong to the account they name.
+    with temporary_accounts([STUDENT]) as accounts:
+        return _hand_in_and_serve(course, console, exchange, exchange_root, accounts[STUDENT])
 
 
 def _hand_in_and_serve(course: Course, console: Console, exchange, exchange_root: Path, account: str) -> int:
