@@ -42,6 +42,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -62,42 +63,74 @@ def _transformer():
     return TransformerManager()
 
 
-def _as_python(source: str) -> str:
-    """``source`` as IPython hands it to Python (magics and shell escapes as function calls)."""
+# IPython leaves a cell that is already valid Python as it is, except for pasted prompts
+# ("In [1]: x" is valid Python, an annotated subscript); only those and invalid cells pay for it.
+_IPYTHON_PROMPT = re.compile(r"^\s*In \[\d*\]:", re.MULTILINE)
+
+
+def _parse(source: str) -> ast.Module:
+    """``source`` parsed as IPython hands it to Python (magics and shell escapes as function calls).
+
+    SyntaxError (or ValueError, RecursionError, MemoryError) when it is not Python even then.
+    """
+    if not _IPYTHON_PROMPT.search(source):
+        try:
+            return ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
     try:
-        return _transformer().transform_cell(source)
+        python = _transformer().transform_cell(source)
     except Exception:  # IPython could not read it either; Python's parser gets the text as it is
-        return source
+        python = source
+    return ast.parse(python)
 
 
-def _tree_tokens(tree: ast.AST) -> Iterator[str]:
-    """The canonical form of ``tree``: one token per node start, field, constant and end.
+def canonical_tree(tree: ast.AST) -> str:
+    """The canonical form of ``tree``: one line per node start, field, constant and end.
 
     Fields holding None or an empty list are left out, so a field added to the grammar by a later
     Python (empty in code that does not use it) leaves the form as it was.
     """
+    out: list[str] = []
     stack: list = [tree]
+    push, emit = stack.extend, out.append
     while stack:
         item = stack.pop()
-        if isinstance(item, _Token):
-            yield item
+        kind = type(item)
+        if kind is _Mark:
+            emit(item.text)
         elif isinstance(item, ast.AST):
-            parts: list = [_Token(type(item).__name__ + "(")]
+            parts: list = [_mark(kind.__name__ + "(")]
             for field in item._fields:
                 value = getattr(item, field, None)
-                if value is None or (isinstance(value, list) and not value):
+                if value is None or (type(value) is list and not value):
                     continue
-                parts += [_Token(field + "="), value]
-            parts.append(_Token(")"))
-            stack.extend(reversed(parts))
-        elif isinstance(item, list):
-            stack.extend(reversed([_Token("["), *item, _Token("]")]))
+                parts.append(_mark(field + "="))
+                parts.append(value)
+            parts.append(_CLOSE)
+            push(reversed(parts))
+        elif kind is list:
+            push((_LIST_CLOSE, *reversed(item), _LIST_OPEN))
         else:  # a constant: str, bytes, int, float, complex, bool, None, Ellipsis
-            yield _Token(f"{type(item).__name__}:{item!r}")
+            emit(f"{kind.__name__}:{item!r}")
+    return "\n".join(out)
 
 
-class _Token(str):
-    """A piece of the canonical form (kept apart from string constants of the tree)."""
+class _Mark:
+    """A piece of the canonical form's structure (kept apart from string constants of the tree)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+@functools.lru_cache(maxsize=None)
+def _mark(text: str) -> _Mark:
+    return _Mark(text)
+
+
+_CLOSE, _LIST_OPEN, _LIST_CLOSE = _mark(")"), _mark("["), _mark("]")
 
 
 def _normalised_text(source: str) -> str:
@@ -107,18 +140,14 @@ def _normalised_text(source: str) -> str:
 def cell_form(source: str) -> str | None:
     """A code cell's canonical form: ``python:<sha256 of its parse tree>``, or ``text:<sha256>``
     of its whitespace-normalised text when it does not parse; None when it runs nothing."""
-    python = _as_python(source)
     try:
-        tree = ast.parse(python)
+        tree = _parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # ValueError: a NUL byte
         text = _normalised_text(source)
         return "text:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() if text else None
     if not tree.body:
         return None
-    digest = hashlib.sha256()
-    for token in _tree_tokens(tree):
-        digest.update(token.encode("utf-8", "surrogatepass") + b"\n")
-    return "python:" + digest.hexdigest()
+    return "python:" + hashlib.sha256(canonical_tree(tree).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def code_fingerprint(code_sources: Iterable[str]) -> str:
