@@ -7,8 +7,9 @@ The course's ``nbgrader_config.py`` puts them around the execute step of ``nbgra
 ``PrepareProbes`` reads, from the gradebook (not from the submission), which test cells hold a
 hidden ``probe("<name>")``; draws the inputs from the submission's secret seed (``grader.seeds``: the
 course secret, the student, the assignment, the submitted code by its parse tree and the files
-handed in beside it, so a regrade of an unchanged submission draws the same inputs); and replaces each such cell's
-source by self-contained code that only calls the student's function and reports the raw results.
+handed in beside it, so a regrade of an unchanged submission draws the same inputs); and replaces
+each such cell's source by self-contained code that only calls the student's function and reports
+the raw results.
 The plan of inputs is kept in the cell's metadata, which the kernel cannot touch.
 
 ``DecideVerdicts`` reads exactly one report from each probe cell's outputs, rejects anything missing,

@@ -119,7 +119,9 @@ def export_canvas(db_url: str, roster_path: Path, out: Path,
     """Write the Canvas import CSV: every roster student, every assignment with submissions.
 
     canvas_ids: nbgrader assignment name -> Canvas assignment id (header ``Name (id)``).
-    RosterError for a bad roster or an id given for an assignment without submissions.
+    RosterError for a bad roster or an id given for an assignment without submissions. When a
+    graded student is missing from the roster nothing is written (``written`` is False and
+    ``not_in_roster`` names them); otherwise ``out`` is replaced, complete, in one rename.
     """
     roster = read_roster(roster_path)
     canvas_ids = canvas_ids or {}
