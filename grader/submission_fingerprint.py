@@ -45,7 +45,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable
 
 from nbgrader.utils import find_all_files
 
