@@ -272,3 +272,9 @@ def test_the_secret_lives_in_the_private_state_folder(course, release):
     _prepared_plans(course, "ada", release)
     assert (course.root / ".grader" / SECRET_FILE).exists()
     assert stat.S_IMODE((course.root / ".grader").stat().st_mode) == 0o700
+
+
+def test_a_submission_with_a_syntax_error_gets_the_same_hidden_inputs_every_time(course, release):
+    _solution_cell(release, "mean_and_variance").source += "\nreturn (  # unfinished"
+    first = _prepared_plans(course, "ada", release)
+    assert first and _prepared_plans(course, "ada", release) == first
