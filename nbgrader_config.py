@@ -12,6 +12,7 @@ from grader.feedback import FeedbackPage
 from grader.pages.exporter import SANITIZING_FILTERS, FeedbackExporter
 from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATHS
 from grader.pages.notebook import RemoveActiveContent
+from grader.reporting.grades_csv import GradesCsvExport
 from grader.sandbox import SandboxedExecute
 from grader.sandbox.submitted_links import make_pre_convert_hook
 from grader.sanitize import RestoreCellMetadata
@@ -82,6 +83,10 @@ c.GenerateFeedback.exporter_class = FeedbackExporter
 # Feedback never carries hidden test source (nor, by construction, expected values); FeedbackPage
 # adds the summary of every check at the top and tidies the graded outputs (grader.feedback).
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor, FeedbackPage]
+
+# `nbgrader export` writes grades.csv quoted, with text a spreadsheet would run as a formula
+# defused (grader.reporting.grades_csv); same columns and options as nbgrader's own CSV export.
+c.ExportApp.plugin_class = GradesCsvExport
 
 # ---- Grading service (`grader watch`, grader.service) -------------------------------------------
 # Students hand in with nbgrader's exchange; the service collects, grades and releases feedback.

@@ -104,15 +104,16 @@ def cmd_export(args) -> int:
         result = export_canvas(course.db_url, Path(args.roster), Path(args.canvas), canvas_ids)
     except RosterError as exc:
         raise SystemExit(f"error: {exc}") from None
-    print(f"Canvas import file: {result.path} ({result.students} students x {len(result.assignments)} assignments)")
     if result.not_in_gradebook:
         print(f"warning: {len(result.not_in_gradebook)} roster student(s) have no gradebook entry and get 0 "
               f"for every assignment: {', '.join(result.not_in_gradebook)}", file=sys.stderr)
     if result.not_in_roster:
-        print(f"error: {len(result.not_in_roster)} gradebook student(s) are not in the roster {args.roster}, "
-              f"so their grades are NOT in {result.path}: {', '.join(result.not_in_roster)}; add them to the roster "
-              "(or give an nbgrader_id column) and export again", file=sys.stderr)
+        left = " (the earlier file there is left unchanged)" if result.path.exists() else ""
+        print(f"error: {len(result.not_in_roster)} gradebook student(s) are not in the roster {args.roster}: "
+              f"{', '.join(result.not_in_roster)}; nothing was written to {result.path}{left}. Add them to the "
+              "roster (or give an nbgrader_id column) and export again", file=sys.stderr)
         return 1
+    print(f"Canvas import file: {result.path} ({result.students} students x {len(result.assignments)} assignments)")
     return 0
 
 
