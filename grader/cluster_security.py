@@ -86,6 +86,12 @@ def _private_pem(key) -> bytes:
                              serialization.NoEncryption())
 
 
+def _encoding():
+    from cryptography.hazmat.primitives import serialization
+
+    return serialization.Encoding.PEM
+
+
 def _write(path: Path, data: bytes, mode: int) -> None:
     """Write ``data`` to ``path`` created with ``mode`` (never readable by others, even briefly)."""
     path.unlink(missing_ok=True)
@@ -163,12 +169,6 @@ def make_certificates(folder: Path, days: int = DEFAULT_DAYS, label: str = "grad
     return written
 
 
-def _encoding():
-    from cryptography.hazmat.primitives import serialization
-
-    return serialization.Encoding.PEM
-
-
 # ---- what the grader connects with -------------------------------------------------------------
 
 def scheme_of(address: str) -> str:
@@ -178,7 +178,7 @@ def scheme_of(address: str) -> str:
 
 
 def readable_by_others(path: Path) -> bool:
-    """Whether accounts other than the owner may read ``path`` (group or other permission bits)."""
+    """Whether accounts other than the owner have any access to ``path`` (group or other permission bits)."""
     return bool(os.stat(path).st_mode & (stat.S_IRWXG | stat.S_IRWXO))
 
 
