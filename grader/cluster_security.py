@@ -19,7 +19,7 @@ no further certificate can ever be made from it)::
 The folder is ``.grader/cluster-certs`` in the course folder unless the environment variable
 ``GRADER_CLUSTER_CERTS`` names another (``certificates_folder``). ``client_security`` turns it into
 the grader's ``Security`` and refuses an insecure scheduler (``InsecureSchedulerError``);
-``accepts_clients_without_a_certificate`` checks that a listener really rejects strangers.
+``probe_without_certificate`` checks that a listener really rejects strangers.
 """
 from __future__ import annotations
 

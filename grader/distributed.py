@@ -35,7 +35,7 @@ import uuid
 from pathlib import Path
 
 from grader.cluster_security import (CA_FILE, InsecureSchedulerError, certificates_folder, client_security,
-                                     listener_problems)
+                                     listener_problems, scheme_of)
 from grader.course import CONFIG_FILE, Course, enable_concurrent_writers, printable_db_url
 from grader.parallel import GradingOutcome, grade_one
 from grader.ungradable import record_ungradable
@@ -143,10 +143,15 @@ def connect(course: Course, scheduler_address: str, insecure_scheduler: bool):
     security = client_security(course, scheduler_address, insecure=insecure_scheduler)
     try:
         return Client(scheduler_address, security=security, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        hint = ("; check that it runs, and that it was started with the course's ca.pem and its own "
-                "certificate and key (--tls-ca-file, --tls-cert, --tls-key)"
-                if security is not None else "; check that it runs and that this machine can reach it")
+    except (OSError, TimeoutError, TypeError) as exc:  # TypeError: tls:// without any TLS settings
+        if security is not None:
+            hint = ("; check that it runs, and that it was started with the course's ca.pem and its own "
+                    "certificate and key (--tls-ca-file, --tls-cert, --tls-key)")
+        elif scheme_of(scheduler_address) == "tls":
+            hint = (f"; neither {certificates_folder(course)} nor Dask's configuration holds a client "
+                    "certificate: make the course's with `grader cluster-certs`")
+        else:
+            hint = "; check that it runs and that this machine can reach it"
         raise ClusterSetupError(f"cannot connect to the scheduler at {scheduler_address}: {exc}{hint}") from None
 
 

@@ -309,3 +309,27 @@ def test_a_client_with_a_certificate_from_another_ca_cannot_connect(shared_clust
         with pytest.raises(OSError):
             identity_with(address, stranger_context(folder / cs.CA_FILE, cs.cert_file(other, "client"),
                                                     cs.key_file(other, "client")))
+
+
+def test_a_scheduler_with_a_certificate_from_another_ca_gets_no_submission(seeded_course, certificates, tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv(cs.CERTS_VARIABLE, str(certificates))
+    hand_in(seeded_course, "ada", get_submission(ASSIGNMENT, "model_answer"))
+    cs.make_certificates(tmp_path / "impostor")
+    security = role_security(tmp_path / "impostor", *cs.ROLES)
+    trusts_both = tmp_path / "both-cas.pem"  # it would accept the grader: the grader must refuse it
+    trusts_both.write_bytes((tmp_path / "impostor" / cs.CA_FILE).read_bytes() + (certificates / cs.CA_FILE).read_bytes())
+    security.tls_ca_file = str(trusts_both)
+
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None, protocol="tls://",
+                                  security=security) as impostor:
+        with dask_connect_timeout("5s"), pytest.raises(ClusterSetupError, match="cannot connect to the scheduler.*TLS certificate"):
+            grade_on_dask(seeded_course, ASSIGNMENT, ["ada"], impostor.scheduler_address)
+        assert not impostor.scheduler.tasks
+    assert not seeded_course.autograded_notebook("ada", ASSIGNMENT).exists()
+
+
+def dask_connect_timeout(timeout: str):
+    import dask
+
+    return dask.config.set({"distributed.comm.timeouts.connect": timeout})
