@@ -321,6 +321,52 @@ def privacy_findings(course_root: str) -> list[Finding]:
                     "--fix-permissions)") for p in problems]
 
 
+def service_findings(course_root: str) -> list[Finding]:
+    """What the grading service does with a hand-in (``grader.service.inbound``), probed for real:
+    a hand-in holding a link to a planted file is refused before anything is copied, and a clean
+    one is copied whole; the hand-in budget and the owner check as the course sets them."""
+    from pathlib import Path
+
+    from grader.course import Course
+    from grader.service.exchange import CourseExchange
+    from grader.service.inbound import HandinRefused, InboundFolder, collect_folder
+    from grader.service.policy import load_policy as load_service_policy
+
+    course = Course(Path(course_root).resolve())
+    budget = load_service_policy(course).handin_budget()
+    with tempfile.TemporaryDirectory(prefix="grader-doctor-inbound-") as top:
+        inbound = Path(top, "inbound")
+        canary = Path(top, "canary.txt")
+        canary.write_text(uuid.uuid4().hex)
+        clean, linked = (inbound / f"probe+{kind}" for kind in ("clean", "linked"))
+        for folder in (clean, linked):
+            folder.mkdir(parents=True)
+            (folder / "submission_secret.txt").write_text(os.urandom(64).hex())
+            (folder / "probe.ipynb").write_text("{}")
+        (linked / "data.txt").symlink_to(canary)
+        uid = os.geteuid()
+        copied = collect_folder(inbound, InboundFolder(clean.name.encode(), uid, ""), Path(top, "out1"), budget)
+        try:
+            collect_folder(inbound, InboundFolder(linked.name.encode(), uid, ""), Path(top, "out2"), budget)
+            refused, why = False, "a hand-in holding a link was copied"
+        except HandinRefused as exc:
+            leaked = any(canary.read_text() in p.read_text(errors="replace")
+                         for p in Path(top).glob("out2/**/*") if p.is_file())
+            refused, why = not leaked, str(exc)
+    rows = [Finding("grading service: no link followed in hand-ins", refused and copied.notebooks == ("probe.ipynb",),
+                    f"a probe hand-in with a link was refused ({why}); a clean one was copied"),
+            Finding("grading service: hand-in budget", True,
+                    f"at most {budget.max_bytes / 1e6:g} MB, {budget.max_entries} files and folders, "
+                    f"{budget.max_notebooks} notebooks, {budget.max_depth} folders deep per hand-in "
+                    "(c.GradingService.max_handin_*)")]
+    owner_checked = CourseExchange(course).check_owner
+    rows.append(Finding("grading service: a hand-in speaks only for its owner", owner_checked,
+                        "folders owned by root, by no account or by another account than the one "
+                        "they name are refused" if owner_checked else
+                        "c.ExchangeCollect.check_owner = False: any account can hand in under any name"))
+    return rows
+
+
 def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
     """The course's grading-cluster certificates (``grader.cluster_security``): one row when a
     certificates folder is there or configured, else a note (a course graded locally needs none);
@@ -358,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     course_root = os.path.dirname(os.path.abspath(config_file)) if config_file else None
     is_course = course_root is not None and any(
         os.path.exists(os.path.join(course_root, name)) for name in ("source", "gradebook.db"))
-    privacy = privacy_findings(course_root) if is_course else []
+    privacy = (privacy_findings(course_root) + service_findings(course_root)) if is_course else []
     cluster, cluster_note = cluster_findings(course_root) if is_course else ([], None)
     privacy += cluster  # course rows, shown even when the sandbox cannot run
     try:
