@@ -367,6 +367,26 @@ def service_findings(course_root: str) -> list[Finding]:
     return rows
 
 
+def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
+    """The course's grading-cluster certificates (``grader.cluster_security``): one row when a
+    certificates folder is there or configured, else a note (a course graded locally needs none);
+    nothing without Dask distributed installed."""
+    from pathlib import Path
+
+    from grader.cluster_security import certificates_report, not_configured_note
+    from grader.course import Course
+
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return [], None
+    course = Course(Path(course_root).resolve())
+    report = certificates_report(course)
+    if report is None:
+        return [], not_configured_note(course)
+    return [Finding("cluster certificates (mutual TLS)", *report)], None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``grader doctor``; returns 0 when every protection is active."""
     parser = argparse.ArgumentParser(
@@ -385,6 +405,8 @@ def main(argv: list[str] | None = None) -> int:
     is_course = course_root is not None and any(
         os.path.exists(os.path.join(course_root, name)) for name in ("source", "gradebook.db"))
     privacy = (privacy_findings(course_root) + service_findings(course_root)) if is_course else []
+    cluster, cluster_note = cluster_findings(course_root) if is_course else ([], None)
+    privacy += cluster  # course rows, shown even when the sandbox cannot run
     try:
         findings, run, leftovers = attack(policy)
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
@@ -401,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(Finding("whole-tree limits", False, f"the probe could not run: {exc}"))
     rows += privacy
     print_table(rows)
+    if cluster_note:
+        Console().print(cluster_note, highlight=False, markup=False)
     return 0 if all(finding.active for finding in rows) else 1
 
 
