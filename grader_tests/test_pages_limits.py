@@ -2,7 +2,6 @@
 (formulas, bytes of TeX, seconds) and the output one feedback page shows."""
 from __future__ import annotations
 
-import nbformat
 from nbconvert.exporters import HTMLExporter
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from traitlets.config import Config
