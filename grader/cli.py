@@ -11,6 +11,7 @@
     grader doctor                            which sandbox protections are active here
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
     grader watch [--once]                    the grading service: collect, grade, release feedback
+    grader hub up | down                     a complete local course hub (JupyterHub, accounts, grader watch)
 """
 from __future__ import annotations
 
@@ -221,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_check_pages_parser(sub)
     add_watch_parser(sub)
+    from grader.hub.command import add_hub_parser
+
+    add_hub_parser(sub)
     return parser
 
 
