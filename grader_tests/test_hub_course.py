@@ -118,8 +118,11 @@ def _formgrader_frame(user: HubUser):
     raise TimeoutError("the formgrader did not load in its JupyterLab tab")
 
 
-def _rows(frame, selector: str, minimum: int) -> list[list[str]]:
-    frame.wait_for_function(f"document.querySelectorAll({selector!r}).length >= {minimum}", timeout=120_000)
+def _rows(frame, selector: str, containing: str) -> list[list[str]]:
+    """The cell texts of the table rows ``selector``, once a row shows ``containing`` (the tables
+    are filled in by the formgrader's script)."""
+    frame.wait_for_function(f"Array.from(document.querySelectorAll({selector!r})).some(r => "
+                            f"r.innerText.includes({containing!r}))", timeout=120_000)
     return frame.eval_on_selector_all(selector, "rows => rows.map(r => Array.from(r.cells).map(c => c.innerText.trim()))")
 
 
@@ -130,7 +133,7 @@ def formgrader_views(instructor, course_hub):
     frame = _formgrader_frame(instructor)
     instructor.shot("01-formgrader")
     frame.goto(f"{instructor.server_url}/formgrader/manage_submissions/{ASSIGNMENT}")
-    submissions = _rows(frame, "table tbody tr", 1)
+    submissions = _rows(frame, "table tbody tr", course_hub.student(0).name)
     instructor.shot("02-manage-submissions")
     course = Course(course_hub.course)
     with Gradebook(course.db_url) as gb:
