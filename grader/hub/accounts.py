@@ -10,6 +10,7 @@ import json
 import os
 import pwd
 import secrets
+import shutil
 import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -17,6 +18,12 @@ from pathlib import Path
 from grader.hub.layout import HubLayout
 
 PASSWORD_BYTES = 18
+#: Where the account tools live when PATH leaves out the sbin folders.
+SBIN = "/usr/local/sbin:/usr/sbin:/sbin"
+
+
+def _tool(name: str) -> str:
+    return shutil.which(name) or shutil.which(name, path=SBIN) or name
 
 
 @dataclass(frozen=True)
@@ -66,11 +73,11 @@ def create_account(layout: HubLayout, name: str) -> Account:
         raise RuntimeError(f"the account {name} already exists; remove it (userdel -r {name}) or choose "
                            f"another --prefix")
     home = layout.home(name)
-    subprocess.run(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/bash",
+    subprocess.run([_tool("useradd"), "--create-home", "--home-dir", str(home), "--shell", "/bin/bash",
                     "--user-group", name], check=True, capture_output=True)
     home.chmod(0o700)
     password = secrets.token_urlsafe(PASSWORD_BYTES)
-    subprocess.run(["chpasswd"], input=f"{name}:{password}\n", text=True, check=True, capture_output=True)
+    subprocess.run([_tool("chpasswd")], input=f"{name}:{password}\n", text=True, check=True, capture_output=True)
     return Account(name, password, str(home))
 
 
@@ -100,4 +107,4 @@ def remove_accounts(names: list[str]) -> None:
     """``userdel --remove --force`` each account that exists (their processes must be gone first)."""
     for name in names:
         if _exists(name):
-            subprocess.run(["userdel", "--remove", "--force", name], capture_output=True)
+            subprocess.run([_tool("userdel"), "--remove", "--force", name], capture_output=True)

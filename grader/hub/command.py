@@ -22,14 +22,9 @@ def cmd_hub_up(args) -> int:
     try:
         running = up(layout, students=args.students, prefix=args.prefix, port=args.port,
                      assignments=args.assignments or None)
-    except HubError as exc:
+    except HubError as exc:  # up() has removed whatever it had made
         print(f"error: {exc}", flush=True)
-        if not str(exc).startswith(("cannot start", "a hub is already", f"{layout.root} is not empty")):
-            down(layout)
         return 2
-    except BaseException:
-        down(layout)
-        raise
     print(f"course hub at {running.url} (JupyterHub, configurable-http-proxy, grader watch)\n"
           f"accounts and passwords: {layout.accounts_file} (root only)\n"
           f"logs: {layout.state}/*.log\n"

@@ -82,6 +82,9 @@ def release_assignments(course: Course, assignments: list[str], exchange: Path) 
     from grader.service.exchange import CourseExchange
 
     os.environ[EXCHANGE_VARIABLE] = str(exchange)  # the course config reads it
+    bin_dir = str(Path(sys.executable).parent)  # nbgrader runs `alembic` when it creates the gradebook
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
     for assignment in assignments:
         generate_release(course, assignment)
     releaser = CourseExchange(course)
@@ -95,7 +98,8 @@ def _chown_tree(root: Path, account: str) -> None:
 
 def _tool_path() -> str:
     """PATH for the hub and the service: this environment's tools (alembic), node, the system."""
-    return os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"])
+    return os.pathsep.join(dict.fromkeys([str(Path(sys.executable).parent), "/usr/local/sbin", "/usr/local/bin",
+                                          "/usr/sbin", "/usr/bin", "/sbin", "/bin"]))
 
 
 def _start(args: list[str], cwd: Path, env: dict, log: Path) -> subprocess.Popen:
@@ -131,6 +135,15 @@ def up(layout: HubLayout, students: int = 3, prefix: str = "sal", port: int = 80
     if layout.root.exists() and any(layout.root.iterdir()):
         raise HubError(f"{layout.root} is not empty; run `grader hub down --root {layout.root}` or choose another --root")
     assignments = list(assignments or ASSIGNMENTS)
+    try:
+        return _bring_up(layout, students, prefix, port, assignments, say)
+    except BaseException:
+        down(layout, say)  # whatever was made so far: processes, accounts, folders
+        raise
+
+
+def _bring_up(layout: HubLayout, students: int, prefix: str, port: int, assignments: list[str],
+              say) -> RunningHub:
     env_bin = ensure_environment(layout, say)
     ensure_proxy(layout, say)
 
