@@ -16,9 +16,6 @@ def _layout(args) -> HubLayout:
 
 def cmd_hub_up(args) -> int:
     layout = _layout(args)
-    stop = []
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.append(True))
     try:
         running = up(layout, students=args.students, prefix=args.prefix, port=args.port,
                      assignments=args.assignments or None)
@@ -29,6 +26,9 @@ def cmd_hub_up(args) -> int:
           f"accounts and passwords: {layout.accounts_file} (root only)\n"
           f"logs: {layout.state}/*.log\n"
           f"Ctrl-C or SIGTERM stops the hub and removes its accounts and folders", flush=True)
+    stop = []  # a Ctrl-C or SIGTERM while starting interrupts up(), which removes what it made
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.append(True))
     try:
         while not stop:
             time.sleep(0.5)
