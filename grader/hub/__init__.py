@@ -12,5 +12,6 @@ Modules, one job each:
 - :mod:`grader.hub.accounts`: the instructor's and the students' Unix accounts and passwords;
 - :mod:`grader.hub.jupyter_config`: the hub's ``jupyterhub_config.py`` and the per-role Jupyter
   config folders (which nbgrader extensions each role sees, the exchange);
-- :mod:`grader.hub.lifecycle`: bringing the hub up (course, release, processes) and down.
+- :mod:`grader.hub.lifecycle`: bringing the hub up (course, release, processes) and down;
+- :mod:`grader.hub.command`: the ``grader hub`` command line.
 """
