@@ -25,6 +25,9 @@ from grader.hub.preflight import shared_python
 #: What a hub's servers need besides the course config's own imports (pyproject's dependencies).
 HUB_PACKAGES = ("jupyterhub>=5,<7", "jupyterlab>=4,<5", "ipykernel>=6.29")
 STAMP = ".hub-packages.json"
+#: JupyterLab settings of every server of the hub: no news or update checks (no calls out of the
+#: hub, no pop-up over a student's page).
+LAB_OVERRIDES = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
 NPM_TIMEOUT = 600
 PIP_TIMEOUT = 1800
 
@@ -76,6 +79,10 @@ def ensure_environment(layout: HubLayout, say=print) -> Path:
         _run([shared_python(), "-m", "venv", str(env)], "python3.11 -m venv", 300)
         _run([str(env / "bin" / "python"), "-m", "pip", "install", "--quiet", *wanted], "pip install", PIP_TIMEOUT)
         (env / STAMP).write_text(json.dumps({"stamp": stamp, "packages": wanted}))
+    overrides = env / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    overrides.parent.mkdir(parents=True, exist_ok=True)
+    overrides.write_text(json.dumps(LAB_OVERRIDES, indent=1))
+    overrides.chmod(0o644)
     _open_to_everyone(env)
     return env / "bin"
 
