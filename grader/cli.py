@@ -12,6 +12,7 @@
     grader doctor                            which sandbox protections are active here
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
     grader watch [--once]                    the grading service: collect, grade, release feedback
+    grader hub up | down                     a complete local course hub (JupyterHub, accounts, grader watch)
 """
 from __future__ import annotations
 
@@ -266,6 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_check_pages_parser(sub)
     add_watch_parser(sub)
+    from grader.hub.command import add_hub_parser
+
+    add_hub_parser(sub)
     return parser
 
 
