@@ -8,24 +8,28 @@ removed. Then, for every pair of submissions and every cell both filled:
   of the ``N`` compared submissions): a common idiom is no evidence, and common fingerprints are
   left out of everything below. A class smaller than ``SMALL_CLASS`` is weighed as if it had
   that many submissions;
-- the cell's *rarity* for the pair is ``r = log(N / (2·h)) / log(N / 4)``, clipped to [0, 1],
-  where ``h`` is how many submissions hold every uncommon fingerprint the two share (the pair
-  itself included): 1 when only these two wrote this code, lower when classmates did too;
-- its *evidence* is ``r`` times the number of uncommon fingerprints they share, and its *score*
-  the evidence over the smaller of the two students' counts of uncommon fingerprints (0–1: how
-  much of the shorter cell is found, unusually, in the other; dead code added to a copy does not
-  lower it);
+- each uncommon fingerprint has its own rarity ``r(df) = log(N / (2·df)) / log(N / 4)``, clipped
+  to [0, 1], where ``df`` is how many of the ``N`` submissions hold it: 1 when only the two
+  students of a pair have it, falling to 0 at half the class;
+- the pair's shared code as a whole has the rarity ``r(h)``, where ``h`` counts the submissions
+  that hold every uncommon fingerprint the two share (the pair itself included): an unusual
+  combination of common idioms is still unusual, but less than code nobody else wrote;
+- the cell's *evidence* is the set's rarity times the sum of the shared fingerprints' own
+  rarities, and its *score* the evidence over the smaller of the two students' counts of uncommon
+  fingerprints (0–1: how much of the shorter cell is found, unusually, in the other; dead code
+  added to a copy does not lower it);
 - a cell *matches* when its score is at least ``CELL_SCORE`` and its evidence at least
   ``MIN_EVIDENCE``.
 
 A pair is reported when at least ``CELLS_FOR_A_PAIR`` cells match, or one matching cell carries
-``LONG_EVIDENCE`` or more (a cell of about twenty lines of the student's own code). Its score is
+``LONG_EVIDENCE`` or more (about a dozen lines of code nobody else in the class wrote). Its score is
 the evidence of its matching cells over the uncommon fingerprints of the smaller side of every
 cell: the rarity-weighted share of their own code that matches.
 
-The thresholds were set on the corpus of ``grader_tests/similarity_class.py`` (an honest class
-whose cells are made of shared idioms) and ``grader_tests/similarity_corpus/``: see the README. Students are compared on ``numpy`` matrices, one product per cell, so a class of
-hundreds takes seconds.
+Students are compared on ``numpy`` matrices, one product per cell, so a class of hundreds takes
+seconds. The thresholds were set on the corpus of ``grader_tests/similarity_class.py`` (an honest
+class whose cells are made of shared idioms) and ``grader_tests/similarity_corpus/``: see the
+README.
 """
 from __future__ import annotations
 
@@ -38,9 +42,9 @@ from grader.similarity.cells import ClassCells
 from grader.similarity.fingerprint import K, Fingerprints, kgram_hashes, winnow
 from grader.similarity.normalise import Token, normalise
 
-CELL_SCORE = 0.9  # share of the shorter cell's uncommon fingerprints, rarity-weighted
+CELL_SCORE = 0.5  # share of the shorter cell's uncommon fingerprints, rarity-weighted
 MIN_EVIDENCE = 4.0  # rarity-weighted shared fingerprints for a cell to count at all
-LONG_EVIDENCE = 70.0  # ... for one cell to be enough on its own
+LONG_EVIDENCE = 40.0  # ... for one cell to be enough on its own
 CELLS_FOR_A_PAIR = 2
 SMALL_CLASS = 8  # submissions; a smaller class is weighed as if it had this many
 HOLDS_SHARE = 1.0  # a classmate "holds" a pair's shared code when they have this share of it
@@ -126,7 +130,7 @@ def fingerprint_cells(found: ClassCells) -> list[_Cell]:
     return cells
 
 
-def compare(found: ClassCells) -> SimilarityReport:
+def compare_class(found: ClassCells) -> SimilarityReport:
     """Compare every pair of ``found``'s submissions; the pairs worth an instructor's look."""
     students = sorted(found.cells)
     n = len(students)
@@ -135,18 +139,19 @@ def compare(found: ClassCells) -> SimilarityReport:
     smaller_of_pair = np.zeros((n, n))
     for cell in cells:
         held, hashes, sizes = _holdings(cell, students)
+        weight = rarity(held.sum(axis=0), n)  # [m]: each fingerprint's own rarity
         smaller = np.minimum(sizes[:, None], sizes[None, :])
         smaller_of_pair += smaller
         if held.shape[1] == 0:
             continue
-        shared = held @ held.T  # [n, n]: fingerprints of this cell that both hold (common ones left out)
+        shared = (held * weight) @ held.T  # [n, n]: rarity-weighted fingerprints both hold
         with np.errstate(invalid="ignore", divide="ignore"):
             coverage = np.where(smaller > 0, shared / np.where(smaller > 0, smaller, 1), 0.0)
         candidates = np.triu((coverage >= CELL_SCORE) & (shared >= MIN_EVIDENCE), k=1)
         for i, j in zip(*np.nonzero(candidates)):
             both = (held[i] > 0) & (held[j] > 0)
             holding = int((held[:, both].sum(axis=1) >= HOLDS_SHARE * both.sum()).sum())
-            evidence = float(rarity(holding, n)) * float(shared[i, j])
+            evidence = float(rarity(holding, n)) * float(shared[i, j])  # the set's rarity, times its own
             score = evidence / float(smaller[i, j])
             if score >= CELL_SCORE and evidence >= MIN_EVIDENCE:
                 common = [hashes[col] for col in np.nonzero(both)[0]]
