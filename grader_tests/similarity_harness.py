@@ -10,6 +10,7 @@ A class of 02_softmax is put together from
   ``# copied from: <submission>``.
 
 Submissions are named as their files are; the copies' origins give the pairs that should be found.
+The model answer is the class's reference, as ``grader.similarity.cells.read_class`` reads it.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import nbformat
 from grader.course import REPO_ROOT
 from grader.similarity.cells import ClassCells, solution_cells
 from grader.similarity.compare import SimilarityReport
-from grader.submissions import Submission, get_submission, model_answers, parse_submission
+from grader.submissions import Submission, get_submission, model_answer, model_answers, parse_submission
 from similarity_class import ASSIGNMENT, cells_of, honest_class
 
 SIMILARITY_CORPUS = Path(__file__).resolve().parent / "similarity_corpus"
@@ -43,18 +44,22 @@ def templates() -> dict[str, str]:
     return solution_cells(nbformat.read(REPO_ROOT / "release" / ASSIGNMENT / "softmax.ipynb", as_version=4))
 
 
+def source_notebook() -> nbformat.NotebookNode:
+    return nbformat.read(REPO_ROOT / "source" / ASSIGNMENT / "softmax.ipynb", as_version=4)
+
+
 def submission_cells(submission: Submission) -> dict[str, str]:
     """grade_id -> code of every solution cell, as the built notebook would hold it."""
     released = templates()
     if submission.base == "model":
-        source = nbformat.read(REPO_ROOT / "source" / ASSIGNMENT / "softmax.ipynb", as_version=4)
-        released = {**released, **model_answers(source)}
+        released = {**released, **model_answers(source_notebook())}
     return {grade_id: submission.cells.get(grade_id, code) for grade_id, code in released.items()}
 
 
 def corpus_class(honest: int = 60, seed: int = 0, with_copies: bool = True) -> tuple[ClassCells, set[frozenset]]:
     """(the class, the pairs that were written together)."""
     found = ClassCells(ASSIGNMENT, templates())
+    found.references = {g: model_answer(code) for g, code in solution_cells(source_notebook(), set(found.templates)).items()}
     for student in honest_class(honest, seed):
         found.cells[student.name] = cells_of(student)
     for name in GRADING_CORPUS_MEMBERS:

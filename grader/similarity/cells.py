@@ -2,7 +2,8 @@
 
 Cells are found by nbgrader's ``grade_id``: only ids that are solution cells of the release count
 (a cell a student added, or a test cell, is not compared), and the released cell is what
-``grader.similarity.normalise`` removes. A student's notebook is read from ``submitted/`` (what
+``grader.similarity.normalise`` removes. The instructor's model answer (the source notebook's
+cell) is read too: code that matches it is left out of the comparison, like the template. A student's notebook is read from ``submitted/`` (what
 they handed in), or from ``autograded/`` when the submitted copy is gone. A submission that was
 recorded ungradable (``grader.ungradable``), or whose notebook cannot be read, is skipped and
 named with its reason; nothing runs any of the code.
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 import nbformat
 
 from grader.course import Course
+from grader.submissions import model_answer
 from grader.ungradable import ungradable_reason
 
 MAX_NOTEBOOK_BYTES = 5 * 1024 * 1024  # the grading service's own limit (max_notebook_megabytes)
@@ -26,12 +28,15 @@ class ClassCells:
     templates: grade_id -> the released cell's code, in notebook order.
     cells: student -> grade_id -> the student's code of that solution cell.
     skipped: student -> why their submission was not compared.
+    references: grade_id -> the instructor's model answer (source notebook, markers removed);
+    code that matches it is no sign that two students wrote together.
     """
 
     assignment: str
     templates: dict[str, str]
     cells: dict[str, dict[str, str]] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    references: dict[str, str] = field(default_factory=dict)
 
 
 def solution_cells(notebook: nbformat.NotebookNode, wanted: set[str] | None = None) -> dict[str, str]:
@@ -55,6 +60,10 @@ def read_class(course: Course, assignment: str) -> ClassCells:
         raise FileNotFoundError(f"{release} is missing; run `grader release {assignment}` first")
     templates = solution_cells(nbformat.read(release, as_version=4))
     found = ClassCells(assignment, templates)
+    source = course.source_notebook(assignment)
+    if source.is_file():
+        found.references = {grade_id: model_answer(code) for grade_id, code
+                            in solution_cells(nbformat.read(source, as_version=4), set(templates)).items()}
     for student in course.students(assignment):
         reason = ungradable_reason(course, assignment, student)
         if reason is not None:

@@ -1,8 +1,9 @@
 """Which pairs of submissions share unusual code, cell by cell.
 
 For each solution cell, every submission's code is normalised (``grader.similarity.normalise``)
-and winnowed (``grader.similarity.fingerprint``); fingerprints of the released cell itself are
-removed. Then, for every pair of submissions and every cell both filled:
+and winnowed (``grader.similarity.fingerprint``); fingerprints of the released cell and of the
+instructor's model answer are removed (code everyone was given, or that the course itself
+teaches, is no sign that two students wrote together). Then, for every pair of submissions and every cell both filled:
 
 - a fingerprint is *common* when half the class or more holds it in that cell (``df >= N/2``
   of the ``N`` compared submissions): a common idiom is no evidence, and common fingerprints are
@@ -117,6 +118,8 @@ def fingerprint_cells(found: ClassCells) -> list[_Cell]:
     cells = []
     for grade_id, template in found.templates.items():
         given = set(kgram_hashes(normalise(template), K))
+        if grade_id in found.references:
+            given |= set(kgram_hashes(normalise(found.references[grade_id], template), K))
         tokens, prints = {}, {}
         for student, code in found.cells.items():
             if grade_id not in code:
