@@ -121,14 +121,17 @@ def fingerprint_cells(found: ClassCells) -> list[_Cell]:
         if grade_id in found.references:
             given |= set(kgram_hashes(normalise(found.references[grade_id], template), K))
         tokens, prints = {}, {}
+        seen: dict[str, tuple[list[Token], Fingerprints]] = {}  # identical cells are read once
         for student, code in found.cells.items():
             if grade_id not in code:
                 continue
-            kept = normalise(code[grade_id], template)
-            winnowed = winnow(kept)
-            own = {h: p for h, p in winnowed.positions.items() if h not in given}
-            if own:
-                tokens[student], prints[student] = kept, Fingerprints(own)
+            if code[grade_id] not in seen:
+                kept = normalise(code[grade_id], template)
+                own = {h: p for h, p in winnow(kept).positions.items() if h not in given}
+                seen[code[grade_id]] = kept, Fingerprints(own)
+            kept, own_prints = seen[code[grade_id]]
+            if len(own_prints):
+                tokens[student], prints[student] = kept, own_prints
         cells.append(_Cell(grade_id, tokens, prints))
     return cells
 

@@ -16,6 +16,8 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from grader.similarity.normalise import Token
 
 K = 6  # tokens per k-gram: `x = np . exp (` is one; JPlag and MOSS use runs of this order
@@ -49,14 +51,17 @@ def kgram_hashes(tokens: list[Token], k: int = K) -> list[int]:
 
 def winnow(tokens: list[Token], k: int = K, window: int = WINDOW) -> Fingerprints:
     """The winnowed fingerprints of a token sequence; a sequence shorter than ``k`` has none."""
-    hashes = kgram_hashes(tokens, k)
-    selected: dict[int, set[int]] = {}
-    if not hashes:
+    hashes = np.array(kgram_hashes(tokens, k), dtype=np.int64)
+    if hashes.size == 0:
         return Fingerprints({})
-    if len(hashes) <= window:
-        low = min(range(len(hashes)), key=lambda i: (hashes[i], -i))
-        return Fingerprints({hashes[low]: (low,)})
-    for start in range(len(hashes) - window + 1):
-        low = min(range(start, start + window), key=lambda i: (hashes[i], -i))
-        selected.setdefault(hashes[low], set()).add(low)
-    return Fingerprints({h: tuple(sorted(p)) for h, p in selected.items()})
+    if hashes.size <= window:
+        windows = hashes[None, :]
+    else:
+        windows = np.lib.stride_tricks.sliding_window_view(hashes, window)  # [n - w + 1, w]
+    # the rightmost smallest hash of each window: argmin over the window read backwards
+    picked = np.arange(len(windows)) + (windows.shape[1] - 1 - np.argmin(windows[:, ::-1], axis=1))
+    values = hashes.tolist()
+    selected: dict[int, list[int]] = {}
+    for position in np.unique(picked).tolist():  # ascending
+        selected.setdefault(values[position], []).append(position)
+    return Fingerprints({h: tuple(p) for h, p in selected.items()})
