@@ -25,15 +25,24 @@ def show_student_loop(course: Course, console: Console, exchange_root: Path | No
     exchange_root = exchange_root or Path(tempfile.mkdtemp(prefix="exchange-")) / "exchange"
     os.environ["GRADER_EXCHANGE_ROOT"] = str(exchange_root)  # read by the course's nbgrader_config.py
     from grader.service.exchange import CourseExchange
-    from grader.service.student import StudentSide
-    from grader.service.watch import GradingService, ensure_private
+    from grader.service.student import temporary_accounts
 
     logging.getLogger("traitlets").setLevel(logging.ERROR)
     exchange = CourseExchange(course)
     exchange.release_assignment(ASSIGNMENT)
     console.print(f"nbgrader release_assignment {ASSIGNMENT} -> exchange {exchange_root}")
 
-    student = StudentSide(STUDENT, exchange_root.parent / "home" / STUDENT, exchange.course_id, exchange_root)
+    # The service grades only hand-ins that belong to the account they name.
+    with temporary_accounts([STUDENT]) as accounts:
+        return _hand_in_and_serve(course, console, exchange, exchange_root, accounts[STUDENT])
+
+
+def _hand_in_and_serve(course: Course, console: Console, exchange, exchange_root: Path, account: str) -> int:
+    """``account`` fetches, edits and hands in; the service serves once; the student fetches feedback."""
+    from grader.service.student import StudentSide
+    from grader.service.watch import GradingService, ensure_private
+
+    student = StudentSide(account, exchange_root.parent / "home" / STUDENT, exchange.course_id, exchange_root)
     folder = student.fetch(ASSIGNMENT)
     notebook = build_notebook(get_submission(ASSIGNMENT, "softmax_no_max_subtraction"),
                               nbformat.read(folder / "softmax.ipynb", 4),
@@ -41,20 +50,20 @@ def show_student_loop(course: Course, console: Console, exchange_root: Path | No
     nbformat.write(notebook, folder / "softmax.ipynb")
     started = time.perf_counter()
     student.submit(ASSIGNMENT)
-    console.print(f"{STUDENT}: nbgrader fetch_assignment, edit softmax.ipynb, nbgrader submit")
+    console.print(f"{account}: nbgrader fetch_assignment, edit softmax.ipynb, nbgrader submit")
 
     ensure_private(course, fix_permissions=True)
     service = GradingService(course)
     service.run(once=True)
-    row = service.journal.of(STUDENT, ASSIGNMENT)[-1]
+    row = service.journal.of(account, ASSIGNMENT)[-1]
     service.journal.close()
     pages = student.fetch_feedback(ASSIGNMENT)
     seconds = time.perf_counter() - started
     if not pages or row.outcome != "graded":
-        console.print(f"[red]{STUDENT} got no graded feedback ({row.outcome}: {row.problem})[/red]")
+        console.print(f"[red]{account} got no graded feedback ({row.outcome}: {row.problem})[/red]")
         return 1
-    console.print(f"grader watch --once: {STUDENT} {ASSIGNMENT} {row.score:g}/{row.max_score:g}, "
+    console.print(f"grader watch --once: {account} {ASSIGNMENT} {row.score:g}/{row.max_score:g}, "
                   f"first problem: {row.problem}")
-    console.print(f"{STUDENT}: nbgrader fetch_feedback -> {pages[-1]} "
+    console.print(f"{account}: nbgrader fetch_feedback -> {pages[-1]} "
                   f"({seconds:.1f} s after submit)")
     return 0
