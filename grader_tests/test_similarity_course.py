@@ -90,3 +90,15 @@ def test_the_report_page_and_its_csv_carry_the_pair(course):
     assert pairs[("ben | ivy", "student_a")] == "ben" and pairs[("ben | ivy", "student_b")] == "ivy"
     assert "softmax" in pairs[("ben | ivy", "cells")] and 0 < float(pairs[("ben | ivy", "score")]) <= 1
     assert pairs[("ben | ivy", "anchor")] == target[1:]
+
+
+def test_the_demo_class_shows_its_planted_pair_and_no_other(tmp_path):
+    from grader.course import ASSIGNMENTS
+    from grader.simulated_class import WRITTEN_TOGETHER, simulated_class
+
+    course = create_course(tmp_path / "demo", with_release=True)
+    for student, assignment, notebook in simulated_class(course):
+        write_submission(course, student, assignment,
+                         notebook.encode("utf-8") if isinstance(notebook, str) else notebook)
+    found = {a: [(p.a, p.b) for p in similar_pairs(course, a).pairs] for a in ASSIGNMENTS}
+    assert found == {a: [WRITTEN_TOGETHER[a]] if a in WRITTEN_TOGETHER else [] for a in ASSIGNMENTS}
