@@ -190,7 +190,8 @@ def _holdings(cell: _Cell, students: list[str]) -> tuple[np.ndarray, list[int], 
     for student, prints in cell.prints.items():
         for h in prints.positions:
             holders.setdefault(h, []).append(index[student])
-    uncommon = {h: who for h, who in holders.items() if rarity(len(who), len(students)) > 0}
+    common_from = max(len(students), SMALL_CLASS) / 2  # rarity(df) > 0 exactly when df is below this
+    uncommon = {h: who for h, who in holders.items() if len(who) < common_from}
     hashes = [h for h, who in uncommon.items() if len(who) >= 2]
     held = np.zeros((len(students), len(hashes)))
     for column, h in enumerate(hashes):
