@@ -7,6 +7,7 @@
     grader cluster-certs [DIR]               the course's CA and certificates for that cluster
     grader feedback ASSIGNMENT               feedback pages (nbgrader generate_feedback)
     grader report ASSIGNMENT | --all         class report: terminal tables, an HTML page and its CSV
+    grader similarity ASSIGNMENT             pairs of submissions possibly written together (instructors only)
     grader export --canvas FILE --roster R   grades as a CSV for Canvas's gradebook import
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
@@ -92,6 +93,23 @@ def cmd_report(args) -> int:
         render(build_report(course, assignment), console)
     page, table = write_report(course, assignments, Path(args.output) if args.output else None)
     console.print(f"\nclass report: {page}\ntables (CSV): {table}", soft_wrap=True, highlight=False)
+    return 0
+
+
+def cmd_similarity(args) -> int:
+    from grader.similarity import similar_pairs
+    from grader.similarity.report import render as render_similarity
+
+    course = _course(args)
+    if not course.students(args.assignment):
+        raise SystemExit(f"error: no submissions of {args.assignment} in {course.root / 'submitted'}")
+    try:
+        report = similar_pairs(course, args.assignment)
+    except FileNotFoundError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    render_similarity(report, Console())
+    if report.pairs:
+        print(f"side by side: `grader report {args.assignment}`, section \"Possibly written together\"")
     return 0
 
 
@@ -245,6 +263,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where to write the page (default: reports/<ASSIGNMENT>.html or reports/class-report.html)")
     p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("similarity", help="pairs of submissions whose solution cells share unusual code "
+                                          "(template, names, comments and literals ignored)")
+    p.add_argument("assignment", choices=list(ASSIGNMENTS))
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.set_defaults(func=cmd_similarity)
 
     p = sub.add_parser("export", help="grades as a CSV that Canvas's gradebook import accepts")
     p.add_argument("--canvas", required=True, metavar="FILE", help="the Canvas import CSV to write")

@@ -7,7 +7,10 @@ Columns: ``assignment, table, row, column, value``. ``table`` is one of
 - ``misconceptions``: row = "check: misconception" (most frequent first); columns check, misconception, students, lesson;
 - ``ungradable``: row = student; column reason;
 - ``late``: row = student; columns submitted, due, seconds_late, penalty;
-- ``histogram``: row = score range; column students.
+- ``histogram``: row = score range; column students;
+- ``similar_pairs``: row = "student | student" (highest score first); columns student_a, student_b,
+  score, cells ("grade_id score; ..."), anchor (the pair's side-by-side view on the page);
+- ``similarity_skipped``: row = student; column reason (not compared: ungradable or unreadable).
 
 A spreadsheet's pivot table (or ``pandas.pivot``) turns any table back into its wide form.
 Cells are written as they are, through ``grader.reporting.csv_files``: numbers stay numbers, and
@@ -23,6 +26,7 @@ from typing import Iterator
 from grader.reporting.analysis import AssignmentSummary
 from grader.reporting.csv_files import write_csv_rows
 from grader.reporting.html_page import first_problem
+from grader.similarity.report import csv_rows as similarity_rows
 
 COLUMNS = ("assignment", "table", "row", "column", "value")
 
@@ -53,6 +57,8 @@ def rows(summary: AssignmentSummary) -> Iterator[tuple[str, str, str, str, objec
             yield a, "late", late.student, column, value
     for label, n in summary.report.histogram():
         yield a, "histogram", label, "students", n
+    for table, row, column, value in similarity_rows(summary.similarity):
+        yield a, table, row, column, value
 
 
 def write_csv(summaries: list[AssignmentSummary], path: Path) -> Path:
