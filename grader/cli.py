@@ -19,9 +19,9 @@ import os
 import sys
 from pathlib import Path
 
-from rich.console import Console
 from rich.text import Text
 
+from grader.console import make_console
 from grader.course import ASSIGNMENTS, REPO_ROOT, Course
 
 
@@ -43,7 +43,7 @@ def _course(args) -> Course:
 def cmd_release(args) -> int:
     from grader.release import regenerate_release
 
-    return 0 if regenerate_release(args.assignments or list(ASSIGNMENTS), Console()) else 1
+    return 0 if regenerate_release(args.assignments or list(ASSIGNMENTS), make_console()) else 1
 
 
 def cmd_autograde(args) -> int:
@@ -55,10 +55,10 @@ def cmd_autograde(args) -> int:
 
         try:
             return run_autograde(course, args.assignments, workers=args.workers, force=args.force,
-                                 console=Console(), scheduler=args.scheduler)
+                                 console=make_console(), scheduler=args.scheduler)
         except ClusterSetupError as exc:
             raise SystemExit(f"error: {exc}") from None
-    return run_autograde(course, args.assignments, workers=args.workers, force=args.force, console=Console())
+    return run_autograde(course, args.assignments, workers=args.workers, force=args.force, console=make_console())
 
 
 def cmd_feedback(args) -> int:
@@ -82,7 +82,7 @@ def cmd_report(args) -> int:
     assignments = [a for a in assignments if course.students(a) or not args.all]
     if not assignments:
         raise SystemExit(f"error: no submissions in {course.root / 'submitted'}; grade a class first")
-    console = Console()
+    console = make_console()
     for assignment in assignments:
         render(build_report(course, assignment), console)
     page, table = write_report(course, assignments, Path(args.output) if args.output else None)
@@ -119,7 +119,7 @@ def cmd_export(args) -> int:
 def cmd_demo(args) -> int:
     from grader.demo import run_demo
 
-    return run_demo(Path(args.dir) if args.dir else None, workers=args.workers, console=Console())
+    return run_demo(Path(args.dir) if args.dir else None, workers=args.workers, console=make_console())
 
 
 def cmd_doctor(args) -> int:
@@ -211,7 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("demo", help="run the whole job end to end on a simulated class")
-    p.add_argument("--dir", default=None, help="course folder to create (default: a temporary one)")
+    p.add_argument("--dir", default=None,
+                   help="the demo's course folder (default: demo-course/ in the checkout; replaced on each run)")
     p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
     p.set_defaults(func=cmd_demo)
 

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from grader.console import make_console
 from grader.course import Course
 from grader.ungradable import ungradable_reason
 from grader.verdicts import read_verdict_records
@@ -106,7 +107,7 @@ def _verdicts(course: Course, assignment: str, student: str) -> tuple[dict[str, 
 
 def render(report: ClassReport, console: Console | None = None) -> None:
     """Print the per-student table, the score distribution, pass rates and misconceptions."""
-    console = console or Console()
+    console = console or make_console()
     students = Table(title=f"{report.assignment}: per-student summary")
     for column in ("student", "score", "status", "first problem"):
         students.add_column(column)
@@ -128,11 +129,15 @@ def render(report: ClassReport, console: Console | None = None) -> None:
         histogram.add_row(label, f"{'█' * n} {n}")
     console.print(histogram)
 
-    rates = Table(title="per-check pass rates")
+    from grader.reporting.analysis import summarize
+
+    rates = Table(title="per-check pass rates, hardest first (as on the report page)")
     rates.add_column("check")
-    rates.add_column("full marks")
-    for name, (passed, seen) in report.pass_rates().items():
-        rates.add_row(Text(name), f"{passed}/{seen} ({100 * passed / seen:.0f} %)")
+    rates.add_column("full marks", justify="right")
+    rates.add_column("discrimination", justify="right")
+    for row in summarize(report).checks:
+        rates.add_row(Text(row.check), f"{row.passed}/{row.graded} ({100 * row.pass_rate:.0f} %)",
+                      "n/a" if row.discrimination is None else f"{row.discrimination:+.2f}")
     console.print(rates)
 
     common = Table(title="most common misconceptions")
