@@ -72,13 +72,18 @@ def cmd_feedback(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from grader.report import build_report, render
+    from grader.report import build_report, gradebook_assignments, render
     from grader.reporting import write_report
 
     if bool(args.assignment) == bool(args.all):
         raise SystemExit("error: name one ASSIGNMENT or pass --all")
     course = _course(args)
-    assignments = list(ASSIGNMENTS) if args.all else [args.assignment]
+    known = gradebook_assignments(course)
+    if args.assignment and args.assignment not in known:
+        raise SystemExit(f"error: {args.assignment!r} is not an assignment of this course's gradebook "
+                         f"({', '.join(known) or 'it has none yet'}); release it first "
+                         "(nbgrader generate_assignment) or check the spelling")
+    assignments = known if args.all else [args.assignment]
     assignments = [a for a in assignments if course.students(a) or not args.all]
     if not assignments:
         raise SystemExit(f"error: no submissions in {course.root / 'submitted'}; grade a class first")
@@ -193,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
 
     p = sub.add_parser("report", help="class report: terminal tables, an HTML page and a CSV of its tables")
-    p.add_argument("assignment", nargs="?", choices=list(ASSIGNMENTS), help="the assignment to report on")
+    p.add_argument("assignment", nargs="?", help="the assignment to report on (any of the gradebook)")
     p.add_argument("--all", action="store_true", help="one page for every assignment with submissions")
     p.add_argument("--output", default=None, metavar="PAGE.html",
                    help="where to write the page (default: reports/<ASSIGNMENT>.html or reports/class-report.html)")

@@ -89,20 +89,29 @@ def build_report(course: Course, assignment: str) -> ClassReport:
 
 
 def _verdicts(course: Course, assignment: str, student: str) -> tuple[dict[str, dict], int]:
-    """(check name -> trusted verdict record, number of records ignored) of one autograded notebook."""
-    path = course.autograded_notebook(student, assignment)
-    if not path.is_file() or path.is_symlink():
-        return {}, 0
-    try:
-        notebook = nbformat.read(path, as_version=4)
-        records, ignored = {}, 0
-        for cell in notebook.cells:
-            trusted, forged = read_verdict_records(cell)
-            ignored += forged
-            records.update((record["check"], record) for record in trusted)
-        return records, ignored
-    except Exception:  # a damaged autograded notebook is that student's problem only
-        return {}, 1
+    """(check name -> trusted verdict record, number of records ignored) of a student's autograded
+    notebooks of ``assignment`` (every ``.ipynb`` in ``autograded/<student>/<assignment>/``)."""
+    folder = course.root / "autograded" / student / assignment
+    records, ignored = {}, 0
+    paths = sorted(folder.glob("*.ipynb")) if folder.is_dir() and not folder.is_symlink() else []
+    for path in paths:
+        if not path.is_file() or path.is_symlink():
+            continue
+        try:
+            notebook = nbformat.read(path, as_version=4)
+            for cell in notebook.cells:
+                trusted, forged = read_verdict_records(cell)
+                ignored += forged
+                records.update((record["check"], record) for record in trusted)
+        except Exception:  # a damaged autograded notebook is that student's problem only
+            ignored += 1
+    return records, ignored
+
+
+def gradebook_assignments(course: Course) -> list[str]:
+    """The assignment names nbgrader's gradebook of ``course`` knows, sorted."""
+    with Gradebook(course.db_url) as gb:
+        return sorted(assignment.name for assignment in gb.assignments)
 
 
 def render(report: ClassReport, console: Console | None = None) -> None:
