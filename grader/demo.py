@@ -22,6 +22,7 @@ from grader import nbgrader_runner
 from grader.course import ASSIGNMENTS, create_course
 from grader.demo_folder import DEFAULT_DEMO_FOLDER, DemoFolderError, prepare_demo_folder, shown_path
 from grader.parallel import grade_class
+from grader.privileges import demo_refusal
 from grader.release import generate_release
 from grader.report import build_report, render
 from grader.reporting import write_report
@@ -43,6 +44,10 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     """
     from solutions.repro import main as repro_main
 
+    refusal = demo_refusal() or missing_layers_refusal()
+    if refusal:
+        console.print(Text(refusal, style="red"), soft_wrap=True)
+        return 1
     try:
         folder = prepare_demo_folder(directory or DEFAULT_DEMO_FOLDER)
     except DemoFolderError as exc:
@@ -101,6 +106,20 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     console.print(f"class report (open in a browser): {page}", soft_wrap=True, highlight=False)
     console.print(Text(next_steps(course.root)), soft_wrap=True)
     return 0
+
+
+def missing_layers_refusal() -> str | None:
+    """As root: None when every sandbox layer works here, else which are missing and why (the
+    course config grades only with all of them, ``c.SandboxedExecute.require_sandbox``)."""
+    from grader.sandbox.layers import detect_layers
+
+    missing = detect_layers().missing
+    if not missing:
+        return None
+    return ("grader demo stops here: the course grades only in a complete sandbox, and these layers "
+            "are missing on this machine:\n" + "\n".join(f"  {layer}: {why}" for layer, why in missing.items())
+            + "\n`grader doctor` probes each layer; in a container, allow unshare and mounts "
+            "(--security-opt seccomp=unconfined, or --privileged).")
 
 
 def graded_line(assignment: str, outcomes, seconds: float) -> str:
