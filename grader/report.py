@@ -140,7 +140,7 @@ def render(report: ClassReport, console: Console | None = None) -> None:
 
     from grader.reporting.analysis import summarize
 
-    rates = Table(title="per-check pass rates, hardest first (as on the report page)")
+    rates = Table(title="per-check pass rates, hardest first")
     rates.add_column("check")
     rates.add_column("full marks", justify="right")
     rates.add_column("discrimination", justify="right")
