@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo demo-needs test quicktest install release clean
+.PHONY: demo demo-needs test quicktest install release clean hub
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -24,11 +24,15 @@ demo: demo-needs $(STAMP)
 	$(BIN)/grader demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+# A complete local course hub on 127.0.0.1:8000 (as root; Ctrl-C tears it down): README "On a JupyterHub".
+hub: $(STAMP)
+	$(BIN)/grader hub up
 
 # The tests not marked slow: no nbgrader runs, kernels, student accounts, PostgreSQL or browser.
 quicktest: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -m "not slow"
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not slow"
 
 release: $(STAMP)
 	$(BIN)/grader release

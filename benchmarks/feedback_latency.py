@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 ASSIGNMENT = "02_softmax"
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     from grader.parallel import grade_one
     from grader.release import generate_release
     from grader.service.exchange import CourseExchange
-    from grader.service.student import StudentSide
+    from grader.service.student import StudentSide, temporary_accounts
     from grader.submissions import build_notebook, get_submission
     import nbformat
 
@@ -99,8 +100,13 @@ def main(argv: list[str] | None = None) -> int:
     course_id = exchange.course_id
     exchange_root = top / "exchange"
 
+    # One account per student: the service grades only hand-ins owned by the account they name.
+    names = [f"idle{run:02d}" for run in range(args.idle)] + [f"burst{i:02d}" for i in range(args.burst)]
+    accounts_context = ExitStack()
+    accounts = accounts_context.enter_context(temporary_accounts(names, prefix="lat"))
+
     def hand_in(student: str):
-        side = StudentSide(student, top / "homes" / student, course_id, exchange_root)
+        side = StudentSide(accounts[student], top / "homes" / student, course_id, exchange_root)
         folder = side.fetch(ASSIGNMENT)
         (folder / f"{NOTEBOOK_ID}.ipynb").write_text(notebook)
         started = time.monotonic()
@@ -132,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         service.terminate()
         service.wait(timeout=300)
         log.close()
+        accounts_context.close()
 
     def line(name: str, values: list[float]) -> str:
         return (f"{name:<28} n={len(values):<3} p50 {statistics.median(values):6.1f} s   "

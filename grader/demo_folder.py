@@ -1,5 +1,5 @@
 """Where ``grader demo`` works: one fixed folder, ``demo-course/`` in the checkout (git-ignored),
-replaced on each run, with the demo's exchange and student home inside it.
+replaced on each run (the exchange of its hand-in step is a temporary folder, removed at its end).
 
 A folder is replaced only when an earlier demo made it (it holds :data:`MARKER`) or it is empty,
 so ``--dir`` can never remove someone's own course.

@@ -7,8 +7,10 @@ planted environment variables, fork past the process limit, allocate past the me
 limit, write past the file size limit and leave a daemon behind. A second sandbox, with small
 probe limits, tests the whole-tree layers: forking in new sessions past its control group's
 process limit, allocating across processes past its memory limit, spinning on more CPUs than
-its quota, and filling its working folder with bytes and with files. Last, a sandbox run is
-abandoned as a killed grader would abandon it, and the next run must remove its leftovers.
+its quota, and filling its working folder with bytes and with files. A sandboxed kernel then
+prints past small output limits per cell and per notebook, which the grading process must cut.
+Last, a sandbox run is abandoned as a killed grader would abandon it, and the next run must
+remove its leftovers.
 Prints a table (protection, status, detail) and returns 1 if any protection is unavailable.
 """
 
@@ -41,6 +43,9 @@ MiB = 2 ** 20
 # Small limits for the second probe run, so that it stays cheap on a shared machine.
 TREE_PROBE = {"tree_memory_limit": 256 * MiB, "tree_process_limit": 32,
               "workdir_size_limit": 16 * MiB, "workdir_file_limit": 256}
+# Output limits for the kernel probe: four cells print OUTPUT_PROBE_PRINT bytes each.
+OUTPUT_PROBE = {"max_output_bytes": 64 * 1024, "max_notebook_output_bytes": 128 * 1024}
+OUTPUT_PROBE_PRINT = 60 * 1024
 CANARY_ENV = ("NBGRADER_EXECUTION", "GRADER_DOCTOR_CANARY")
 
 
@@ -53,10 +58,10 @@ class Finding:
     detail: str
 
 
-def load_policy(config_file: str | None) -> SandboxPolicy:
-    """The ``c.SandboxedExecute`` policy of ``config_file`` (an nbgrader_config.py), or defaults."""
+def load_settings(config_file: str | None) -> dict:
+    """The ``c.SandboxedExecute`` settings of ``config_file`` (an nbgrader_config.py), or none."""
     if not config_file:
-        return SandboxPolicy()
+        return {}
     if not os.path.isfile(config_file):
         raise SystemExit(f"grader doctor: config file {config_file!r} not found; pass the "
                          "course's nbgrader_config.py or omit --config")
@@ -64,7 +69,7 @@ def load_policy(config_file: str | None) -> SandboxPolicy:
 
     folder, name = os.path.split(os.path.abspath(config_file))
     config = PyFileConfigLoader(name, path=folder).load_config()
-    return policy_from_settings(config.get("SandboxedExecute", {}))
+    return dict(config.get("SandboxedExecute", {}))
 
 
 def _make_course(root: str) -> dict[str, list[str]]:
@@ -235,6 +240,32 @@ def attack_tree(policy: SandboxPolicy) -> list[Finding]:
     ]
 
 
+def check_output_limits(settings: dict) -> Finding:
+    """A sandboxed kernel (the course's settings, small output limits) prints four cells of
+    ``OUTPUT_PROBE_PRINT`` bytes: the grading process must keep two and cut the others, each with
+    its note. The detail names the configured limits."""
+    from nbformat.v4 import new_code_cell, new_notebook
+    from traitlets.config import Config
+
+    from grader.sandbox import SandboxedExecute
+
+    configured = SandboxedExecute(config=Config({"SandboxedExecute": settings}))
+    probe = SandboxedExecute(config=Config({"SandboxedExecute": {
+        **settings, **OUTPUT_PROBE, "require_sandbox": False, "notebook_timeout": PROBE_TIMEOUT}}))
+    nb = new_notebook(cells=[new_code_cell(f"print('x' * {OUTPUT_PROBE_PRINT})") for _ in range(4)],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    with tempfile.TemporaryDirectory(prefix="sandbox-doctor-output-") as folder:
+        probe.preprocess(nb, {"metadata": {"path": folder}})
+    kept = [sum(len(o.get("text", "")) for o in cell.outputs) for cell in nb.cells]
+    noted = [any(o.get("evalue") == probe.notebook_limit_note() for o in cell.outputs) for cell in nb.cells]
+    active = kept[2:] == [0, 0] and noted == [False, False, True, True] and min(kept[:2]) > OUTPUT_PROBE_PRINT
+    return Finding("output limits", active, (
+        f"4 cells printing {OUTPUT_PROBE_PRINT // 1024} KiB each: {sum(k > 0 for k in kept)} kept, "
+        f"{sum(noted)} cut with a note (probe limit {OUTPUT_PROBE['max_notebook_output_bytes'] // 1024} KiB "
+        f"per notebook); configured {configured.max_output_bytes / MiB:g} MiB per cell, "
+        f"{configured.max_notebook_output_bytes / MiB:g} MiB per notebook"))
+
+
 def check_leftover_cleanup(policy: SandboxPolicy) -> Finding:
     """Abandon a prepared sandbox as a SIGKILLed grader would; the next sweep must remove it."""
     probe = dataclasses.replace(policy, require_sandbox=False)
@@ -322,6 +353,72 @@ def privacy_findings(course_root: str) -> list[Finding]:
                     "--fix-permissions)") for p in problems]
 
 
+def service_findings(course_root: str) -> list[Finding]:
+    """What the grading service does with a hand-in (``grader.service.inbound``), probed for real:
+    a hand-in holding a link to a planted file is refused before anything is copied, and a clean
+    one is copied whole; the hand-in budget and the owner check as the course sets them."""
+    from pathlib import Path
+
+    from grader.course import Course
+    from grader.service.exchange import CourseExchange
+    from grader.service.inbound import HandinRefused, InboundFolder, collect_folder
+    from grader.service.policy import load_policy as load_service_policy
+
+    course = Course(Path(course_root).resolve())
+    budget = load_service_policy(course).handin_budget()
+    with tempfile.TemporaryDirectory(prefix="grader-doctor-inbound-") as top:
+        inbound = Path(top, "inbound")
+        canary = Path(top, "canary.txt")
+        canary.write_text(uuid.uuid4().hex)
+        clean, linked = (inbound / f"probe+{kind}" for kind in ("clean", "linked"))
+        for folder in (clean, linked):
+            folder.mkdir(parents=True)
+            (folder / "submission_secret.txt").write_text(os.urandom(64).hex())
+            (folder / "probe.ipynb").write_text("{}")
+        (linked / "data.txt").symlink_to(canary)
+        uid = os.geteuid()
+        copied = collect_folder(inbound, InboundFolder(clean.name.encode(), uid, ""), Path(top, "out1"), budget)
+        try:
+            collect_folder(inbound, InboundFolder(linked.name.encode(), uid, ""), Path(top, "out2"), budget)
+            refused, why = False, "a hand-in holding a link was copied"
+        except HandinRefused as exc:
+            leaked = any(canary.read_text() in p.read_text(errors="replace")
+                         for p in Path(top).glob("out2/**/*") if p.is_file())
+            refused, why = not leaked, str(exc)
+    rows = [Finding("grading service: no link followed in hand-ins", refused and copied.notebooks == ("probe.ipynb",),
+                    f"a probe hand-in with a link was refused ({why}); a clean one was copied"),
+            Finding("grading service: hand-in budget", True,
+                    f"at most {budget.max_bytes / 1e6:g} MB, {budget.max_entries} files and folders, "
+                    f"{budget.max_notebooks} notebooks, {budget.max_depth} folders deep per hand-in "
+                    "(c.GradingService.max_handin_*)")]
+    owner_checked = CourseExchange(course).check_owner
+    rows.append(Finding("grading service: a hand-in speaks only for its owner", owner_checked,
+                        "folders owned by root, by no account or by another account than the one "
+                        "they name are refused" if owner_checked else
+                        "c.ExchangeCollect.check_owner = False: any account can hand in under any name"))
+    return rows
+
+
+def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
+    """The course's grading-cluster certificates (``grader.cluster_security``): one row when a
+    certificates folder is there or configured, else a note (a course graded locally needs none);
+    nothing without Dask distributed installed."""
+    from pathlib import Path
+
+    from grader.cluster_security import certificates_report, not_configured_note
+    from grader.course import Course
+
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return [], None
+    course = Course(Path(course_root).resolve())
+    report = certificates_report(course)
+    if report is None:
+        return [], not_configured_note(course)
+    return [Finding("cluster certificates (mutual TLS)", *report)], None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``grader doctor``; returns 0 when every protection is active."""
     parser = argparse.ArgumentParser(
@@ -335,11 +432,14 @@ def main(argv: list[str] | None = None) -> int:
     config_file = args.config
     if config_file is None and os.path.isfile("nbgrader_config.py"):
         config_file = "nbgrader_config.py"
-    policy = load_policy(config_file)
+    settings = load_settings(config_file)
+    policy = policy_from_settings(settings)
     course_root = os.path.dirname(os.path.abspath(config_file)) if config_file else None
     is_course = course_root is not None and any(
         os.path.exists(os.path.join(course_root, name)) for name in ("source", "gradebook.db"))
-    privacy = privacy_findings(course_root) if is_course else []
+    privacy = (privacy_findings(course_root) + service_findings(course_root)) if is_course else []
+    cluster, cluster_note = cluster_findings(course_root) if is_course else ([], None)
+    privacy += cluster  # course rows, shown even when the sandbox cannot run
     try:
         findings, run, leftovers = attack(policy)
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
@@ -351,11 +451,14 @@ def main(argv: list[str] | None = None) -> int:
     rows = assess(findings, run, leftovers, policy)
     try:
         rows += attack_tree(policy)
+        rows.append(check_output_limits(settings))
         rows.append(check_leftover_cleanup(policy))
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
         rows.append(Finding("whole-tree limits", False, f"the probe could not run: {exc}"))
     rows += privacy
     print_table(rows)
+    if cluster_note:
+        Console().print(cluster_note, highlight=False, markup=False)
     return 0 if all(finding.active for finding in rows) else 1
 
 

@@ -14,6 +14,8 @@ from grader.release import generate_release
 # Session fixtures shared by several test modules live here, imported once: a fixture imported into
 # two test modules is two fixtures, and two Playwright instances in one process fail.
 from browser import browser, browser_artefacts  # noqa: E402,F401
+from hub_session import course_hub, hub_artefacts  # noqa: E402,F401
+from hub_student_path import student_path  # noqa: E402,F401
 from graded_class import graded_class  # noqa: E402,F401
 
 # nbgrader runs the `alembic` executable when it creates a gradebook: use the one of this environment.
@@ -22,7 +24,7 @@ os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.
 
 # Fixtures that run real nbgrader (a generated course) or a real browser: a test that uses one,
 # directly or through another fixture, is slow (`make quicktest` leaves it out).
-SLOW_FIXTURES = frozenset({"released_course_template", "graded_class", "browser"})
+SLOW_FIXTURES = frozenset({"released_course_template", "graded_class", "browser", "course_hub"})
 
 
 def pytest_collection_modifyitems(items):

@@ -1,13 +1,17 @@
-"""A course with a temporary exchange for the grading-service tests (no real accounts needed).
+"""A course with a temporary exchange for the grading-service tests.
 
-Students hand in through nbgrader's exchange classes in-process (``grader.service.student``),
-with explicit student ids, so a test can hand in a hundred submissions in seconds.
+Students hand in through nbgrader's exchange classes in-process (``grader.service.student``), so a
+test can hand in a hundred submissions in seconds. Each student is a real Unix account (created
+with useradd, removed afterwards; root only), and each hand-in belongs to it, as one made by
+``nbgrader submit`` from that account would: the service refuses hand-ins owned by root.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
-from contextlib import contextmanager
+import uuid
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -17,7 +21,7 @@ import nbformat
 
 from grader.course import Course
 from grader.service.exchange import CourseExchange
-from grader.service.student import StudentSide
+from grader.service.student import StudentSide, temporary_accounts
 from grader.submissions import build_notebook, get_submission
 
 
@@ -36,9 +40,24 @@ class ServiceCourse:
         self.exchange = CourseExchange(self.course)
         for assignment in assignments:
             self.exchange.release_assignment(assignment)
+        self._prefix = f"s{uuid.uuid4().hex[:5]}"
+        self._accounts: dict[str, str] = {}
+        self._removals = ExitStack()
+
+    def student_id(self, name: str) -> str:
+        """The id (and account) of the test's student ``name``: created on first use."""
+        if name not in self._accounts:
+            self._accounts.update(self._removals.enter_context(
+                temporary_accounts([name], prefix=self._prefix)))
+        return self._accounts[name]
+
+    def remove_accounts(self) -> None:
+        self._removals.close()
+        self._accounts.clear()
 
     def student(self, name: str) -> StudentSide:
-        return StudentSide(name, self.homes / name, self.exchange.course_id, self.exchange_root)
+        return StudentSide(self.student_id(name), self.homes / name, self.exchange.course_id,
+                           self.exchange_root)
 
     def notebook_text(self, assignment: str, submission: str) -> str:
         release = nbformat.read(self.course.release_notebook(assignment), as_version=4)
@@ -63,9 +82,22 @@ def temporary_service_course(template: Course, prefix: str, assignments: tuple[s
     """A ServiceCourse in a fresh temporary folder with its own exchange (``GRADER_EXCHANGE_ROOT``),
     removed afterwards."""
     top = Path(tempfile.mkdtemp(prefix=prefix))
+    setup = None
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("GRADER_EXCHANGE_ROOT", str(top / "exchange"))
-            yield ServiceCourse(template, top, assignments)
+            setup = ServiceCourse(template, top, assignments)
+            yield setup
     finally:
+        if setup is not None:
+            setup.remove_accounts()
         shutil.rmtree(top, ignore_errors=True)
+
+
+def accounts_skip_reason() -> str | None:
+    """Why the service tests cannot create real student accounts here, or None."""
+    if os.geteuid() != 0:
+        return "needs root to create real student accounts (useradd)"
+    if shutil.which("useradd") is None or shutil.which("userdel") is None:
+        return "needs useradd and userdel (Debian's passwd package)"
+    return None

@@ -17,9 +17,10 @@ from nbgrader.api import Gradebook
 
 from grader.service.journal import RELEASED, Journal
 from grader.service.watch import GradingService
-from grader_tests.service_setup import ServiceCourse
+from grader_tests.service_setup import ServiceCourse, accounts_skip_reason
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(accounts_skip_reason() is not None, reason=str(accounts_skip_reason()))]
 
 ASSIGNMENT = "02_softmax"
 NOTEBOOK = "softmax.ipynb"
@@ -49,6 +50,7 @@ def handled(released_course_template):
         hand_ins = {
             "truncated": {NOTEBOOK: model[: len(model) // 2]},
             "huge": {NOTEBOOK: _big(model, 50)},
+            "large": {NOTEBOOK: _big(model, 8)},
             "many_cells": {NOTEBOOK: _many_cells(model, 10_000)},
             "wrong_assignment": {NOTEBOOK: other},
             "missing": {"my_softmax_copy.ipynb": model},
@@ -61,27 +63,31 @@ def handled(released_course_template):
         service.run(once=True)
         service.journal.close()
         pages = {name: side.fetch_feedback(ASSIGNMENT) for name, side in sides.items()}
-        yield setup, pages
+        try:
+            yield setup, pages
+        finally:
+            setup.remove_accounts()
     shutil.rmtree(top, ignore_errors=True)
 
 
 @pytest.mark.parametrize("student, says", [
     ("truncated", "is not a readable notebook"),
-    ("huge", "50.0 MB, more than the 5.0 MB"),
+    ("huge", "the hand-in holds more than 20 MB"),
+    ("large", "8.0 MB, more than the 5.0 MB"),
     ("many_cells", "cells, more than the 2000 this course grades"),
     ("wrong_assignment", "holds the cells of assignment 01_variance"),
     ("missing", "softmax.ipynb is missing from your submission; the submission holds my_softmax_copy.ipynb"),
 ])
 def test_a_bad_hand_in_is_recorded_ungradable_with_a_page_saying_what_to_do(handled, student, says):
     setup, pages = handled
-    rows = Journal(setup.course.state_dir / "service.sqlite").of(student, ASSIGNMENT)
+    rows = Journal(setup.course.state_dir / "service.sqlite").of(setup.student_id(student), ASSIGNMENT)
     assert [(r.state, r.outcome) for r in rows] == [(RELEASED, "ungradable")]
     assert says in rows[0].problem
     assert len(pages[student]) == 1
     page = pages[student][0].read_text()
     assert "not graded" in page and says in page.replace("&#x27;", "'") and "What to do" in page
     with Gradebook(setup.course.db_url) as gb:
-        assert gb.find_submission(ASSIGNMENT, student).score == 0
+        assert gb.find_submission(ASSIGNMENT, setup.student_id(student)).score == 0
 
 
 def test_the_many_cells_page_names_the_cell_count(handled):
@@ -92,7 +98,7 @@ def test_the_many_cells_page_names_the_cell_count(handled):
 
 def test_a_flood_of_hand_ins_each_ends_with_a_record_and_a_page(handled):
     setup, pages = handled
-    rows = Journal(setup.course.state_dir / "service.sqlite").of("flood", ASSIGNMENT)
+    rows = Journal(setup.course.state_dir / "service.sqlite").of(setup.student_id("flood"), ASSIGNMENT)
     assert len(rows) == FLOOD
     assert all(row.state == RELEASED for row in rows)
     outcomes = [row.outcome for row in rows]

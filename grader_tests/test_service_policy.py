@@ -10,9 +10,10 @@ from nbgrader.api import Gradebook
 from grader.service.journal import HELD, RELEASED, WAITING
 from grader.service.policy import GradingService as Policy, load_policy
 from grader.service.watch import HOUR, GradingService
-from grader_tests.service_setup import ServiceCourse, temporary_service_course
+from grader_tests.service_setup import ServiceCourse, accounts_skip_reason, temporary_service_course
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(accounts_skip_reason() is not None, reason=str(accounts_skip_reason()))]
 
 ASSIGNMENT = "02_softmax"
 NOTEBOOK = "softmax.ipynb"
@@ -46,7 +47,7 @@ def test_over_the_hourly_limit_a_submission_waits_with_a_page_then_is_graded(set
     side = setup.hand_in("eve", ASSIGNMENT, {NOTEBOOK: text})
     setup.hand_in("eve", ASSIGNMENT, {NOTEBOOK: text})
     service = run_once(setup, max_graded_per_hour=1)
-    first, second = service.journal.of("eve", ASSIGNMENT)
+    first, second = service.journal.of(setup.student_id("eve"), ASSIGNMENT)
     assert (first.state, first.outcome) == (RELEASED, "graded")
     assert second.state == WAITING and second.not_before == pytest.approx(first.started_at + HOUR)
     pages = side.fetch_feedback(ASSIGNMENT)
@@ -61,7 +62,7 @@ def test_feedback_that_is_not_immediate_is_held_until_the_due_date(setup):
     set_due_date(setup, datetime.now(timezone.utc) + timedelta(days=1))
     side = setup.hand_in("fin", ASSIGNMENT, {NOTEBOOK: setup.notebook_text(ASSIGNMENT, "model_answer")})
     service = run_once(setup, immediate_feedback={ASSIGNMENT: False})
-    (row,) = service.journal.of("fin", ASSIGNMENT)
+    (row,) = service.journal.of(setup.student_id("fin"), ASSIGNMENT)
     assert row.state == HELD and row.outcome == "graded"
     assert "released after its due date" in side.fetch_feedback(ASSIGNMENT)[-1].read_text()
 
@@ -81,8 +82,8 @@ def test_a_late_hand_in_after_an_on_time_one_is_not_counted(setup):
     blank = setup.course.release_notebook(ASSIGNMENT).read_text()
     side = setup.hand_in("gil", ASSIGNMENT, {NOTEBOOK: blank})
     service = run_once(setup)
-    on_time, late = service.journal.of("gil", ASSIGNMENT)
+    on_time, late = service.journal.of(setup.student_id("gil"), ASSIGNMENT)
     assert (on_time.outcome, late.outcome) == ("graded", "not counted")
     with Gradebook(setup.course.db_url) as gb:
-        assert gb.find_submission(ASSIGNMENT, "gil").score == gb.find_assignment(ASSIGNMENT).max_score
+        assert gb.find_submission(ASSIGNMENT, setup.student_id("gil")).score == gb.find_assignment(ASSIGNMENT).max_score
     assert "after the due date" in side.fetch_feedback(ASSIGNMENT)[-1].read_text()

@@ -10,17 +10,18 @@ Columns: ``assignment, table, row, column, value``. ``table`` is one of
 - ``histogram``: row = score range; column students.
 
 A spreadsheet's pivot table (or ``pandas.pivot``) turns any table back into its wide form.
-Cells are written as they are (the csv module quotes them); a value starting with ``=``, ``+``,
-``-`` or ``@`` that is not a number gets a leading apostrophe so that a spreadsheet does not run
-a student-chosen id as a formula.
+Cells are written as they are, through ``grader.reporting.csv_files``: numbers stay numbers, and
+text a spreadsheet would run as a formula (a student-chosen id such as ``=cmd|...``) gets a leading
+apostrophe.
 """
 from __future__ import annotations
 
-import csv
+import itertools
 from pathlib import Path
 from typing import Iterator
 
 from grader.reporting.analysis import AssignmentSummary
+from grader.reporting.csv_files import write_csv_rows
 from grader.reporting.html_page import first_problem
 
 COLUMNS = ("assignment", "table", "row", "column", "value")
@@ -54,21 +55,6 @@ def rows(summary: AssignmentSummary) -> Iterator[tuple[str, str, str, str, objec
         yield a, "histogram", label, "students", n
 
 
-def _defused(value: object) -> object:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
-        try:
-            float(value)
-        except ValueError:
-            return "'" + value
-    return value
-
-
 def write_csv(summaries: list[AssignmentSummary], path: Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(COLUMNS)
-        for summary in summaries:
-            writer.writerows([_defused(cell) for cell in row] for row in rows(summary))
-    return path
+    """Write every table of ``summaries`` to ``path`` (complete or not at all); the path."""
+    return write_csv_rows(path, itertools.chain([COLUMNS], *(rows(summary) for summary in summaries)))

@@ -1,51 +1,40 @@
 """The instructor's side of nbgrader's exchange, through the classes ``c.ExchangeFactory`` chooses.
 
-Listing, collecting and releasing feedback go through nbgrader's exchange API
-(``ExchangeList``, ``ExchangeCollect``, ``ExchangeReleaseFeedback``), so an exchange plug-in such
-as ngshare works as well as nbgrader's default folder exchange.
+Releasing assignments and feedback goes through nbgrader's exchange API (``ExchangeReleaseAssignment``,
+``ExchangeReleaseFeedback``), so an exchange plug-in such as ngshare works as well as nbgrader's
+default folder exchange. Hand-ins are listed and copied differently for the two:
 
-One extension: ``ExchangeCollect`` copies only the *latest* submission of a student. The service
-grades every submission in arrival order, so :func:`collect_one` narrows the default exchange's
-selection to the submission asked for. A plug-in without that selection (no ``src_records``)
-still delivers the latest submission, which the caller detects from its ``timestamp.txt``.
+- nbgrader's folder exchange: ``inbound/`` is writable by every account and nbgrader's own
+  ``ExchangeList`` and ``ExchangeCollect`` follow links and read files whole as the service's user,
+  so its hand-ins are read by :mod:`grader.service.inbound` instead (same names, same layout, no
+  link followed, owner checked, within a budget);
+- a plug-in: through its own ``ExchangeList`` and ``ExchangeCollect``. ``ExchangeCollect`` copies
+  only the *latest* submission of a student; the service grades every submission in arrival
+  order, so :func:`_only` narrows the selection to the submission asked for where the class keeps
+  nbgrader's ``src_records``; otherwise a newer delivery is detected from its ``timestamp.txt``.
 """
 from __future__ import annotations
 
 import glob
 import os
 import shutil
-import pwd
-from dataclasses import dataclass, field
-from datetime import datetime
+import time
 from pathlib import Path
 
 from nbgrader.auth import Authenticator
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.exchange import ExchangeError
+from nbgrader.exchange.default import ExchangeCollect as DefaultCollect
 from nbgrader.exchange.exchange_factory import ExchangeFactory
 from nbgrader.utils import parse_utc
 
-from grader.course import Course
+from grader.course import ASSIGNMENTS, Course
 from grader.nbgrader_runner import load_config
+from grader.parallel import student_id_problem
+from grader.service.inbound import (SECRET_FILE, TIMESTAMP_FILE, Collected, HandinBudget,
+                                    HandinRefused, InboundFolder, account_name, collect_folder,
+                                    list_folder_exchange, nbgrader_timestamp, read_secret)
 
-TIMESTAMP_FILE = "timestamp.txt"
-SECRET_FILE = "submission_secret.txt"
-
-
-@dataclass(frozen=True)
-class InboundSubmission:
-    """One hand-in waiting in the exchange: who, what, nbgrader's timestamp string, and (for a
-    folder exchange) the account that owns the handed-in folder."""
-
-    student: str
-    assignment: str
-    timestamp: str
-    owner: str | None = field(default=None, compare=False)
-    complete: bool = field(default=True, compare=False)
-
-    @property
-    def submitted_at(self) -> datetime:
-        return parse_utc(self.timestamp)
 
 
 class CourseExchange:
@@ -68,50 +57,108 @@ class CourseExchange:
     def course_id(self) -> str:
         return self._coursedir().course_id
 
-    def inbound(self) -> list[InboundSubmission]:
-        """Every submission in the exchange's inbound folder, oldest first."""
+    @property
+    def is_folder_exchange(self) -> bool:
+        """Whether the exchange is nbgrader's own folder exchange (not a plug-in such as ngshare)."""
+        return issubclass(self.factory.collect, DefaultCollect)
+
+    @property
+    def inbound_dir(self) -> Path:
+        root = self.config.Exchange.get("root", "/usr/local/share/nbgrader/exchange")
+        return Path(root) / self.course_id / "inbound"
+
+    def inbound(self) -> list[InboundFolder]:
+        """Every hand-in waiting in the exchange, each described without trusting it.
+
+        The folder exchange is read by :mod:`grader.service.inbound` (no link followed, each entry
+        on its own); a plug-in exchange is listed through its own ``ExchangeList``.
+        """
+        if self.is_folder_exchange:
+            if not self.inbound_dir.is_dir():
+                return []
+            return list_folder_exchange(self.inbound_dir, self.owner_problem)
+        return self._plugin_inbound()
+
+    def owner_problem(self, student: str, uid: int) -> str | None:
+        """Why a folder owned by ``uid`` cannot be ``student``'s hand-in, or None when it can."""
+        problem = student_id_problem(student)
+        if problem is not None:
+            return f"the name {student!r} is not a student id"
+        if uid == 0:
+            return "the folder belongs to root, not to a student's account"
+        owner = account_name(uid)
+        if owner.startswith("uid "):
+            return f"the folder belongs to {owner}, which has no account"
+        if owner != student and self.check_owner:
+            return (f"this hand-in names student {student} but was handed in by the account {owner}; "
+                    "hand in your own work as yourself (nbgrader submit without --student).")
+        return None
+
+    @property
+    def check_owner(self) -> bool:
+        """nbgrader's ``ExchangeCollect.check_owner``: a folder's owner must be the student it names."""
+        return bool(self.config.ExchangeCollect.get("check_owner", True))
+
+    def _plugin_inbound(self) -> list[InboundFolder]:
         lister = self.factory.List(coursedir=self._coursedir(), authenticator=self.authenticator,
                                    config=self.config)
         lister.inbound = True
         try:
             found = lister.start()
-        except ExchangeError:
+        except (ExchangeError, AssertionError):
+            # an exchange that cannot be listed now (or nbgrader's listing tripping over a
+            # submission still being written) is looked at again at the next pass
             return []
-        except AssertionError:
-            # nbgrader's listing trips over a submission whose secret file is still being written
-            # (submit copies, then writes timestamp and secret); the next look will see it whole.
-            return []
-        submissions = []
+        folders = []
         for entry in found:
             for info in entry.get("submissions", [entry]):
-                submissions.append(InboundSubmission(info["student_id"], info["assignment_id"],
-                                                     info["timestamp"], _owner(info.get("path")),
-                                                     _complete(info.get("path"))))
-        return sorted(set(submissions), key=lambda s: (s.submitted_at, s.student))
+                name = f"{info['student_id']}+{info['assignment_id']}+{info['timestamp']}".encode()
+                folders.append(InboundFolder(name, -1, "", info["student_id"], info["assignment_id"],
+                                             info["timestamp"],
+                                             None if info["assignment_id"] in ASSIGNMENTS else
+                                             f"the course has no assignment {info['assignment_id']!r}"))
+        return folders
 
-    def collect_one(self, submission: InboundSubmission, dest: Path) -> None:
-        """Copy ``submission`` (exactly that one where the exchange allows it) to ``dest``.
+    def collect(self, folder: InboundFolder, dest: Path, budget: HandinBudget) -> Collected:
+        """Copy the hand-in ``folder`` to ``dest``; raises HandinRefused, ExchangeError or OSError.
 
-        nbgrader collects into ``<root>/submitted/<student>/<assignment>/``; the root used here is
-        a staging folder in the service's private state, so that collecting never touches a
-        submission being graded. Raises ExchangeError.
+        The folder exchange's hand-ins are copied by :func:`grader.service.inbound.collect_folder`
+        (regular files of their owner only, within ``budget``); a plug-in's through its
+        ``ExchangeCollect``, narrowed to that hand-in.
         """
+        if dest.exists():
+            shutil.rmtree(dest)
+        if self.is_folder_exchange:
+            return collect_folder(self.inbound_dir, folder, dest, budget)
+        return self._plugin_collect(folder, dest)
+
+    def _plugin_collect(self, folder: InboundFolder, dest: Path) -> Collected:
         staging = self.course.state_dir / "collecting"
-        collected = staging / "submitted" / submission.student / submission.assignment
+        collected = staging / "submitted" / folder.student / folder.assignment
         if collected.exists():
             shutil.rmtree(collected)
-        coursedir = self._coursedir(submission.assignment, submission.student)
+        coursedir = self._coursedir(folder.assignment, folder.student)
         coursedir.root = str(staging)
-        collector = _only(self.factory.collect, submission)(
+        collector = _only(self.factory.collect, folder)(
             coursedir=coursedir, authenticator=self.authenticator, config=self.config)
         collector.update = True
         collector.start()
         if not collected.is_dir():
-            raise ExchangeError(f"collecting {submission} left nothing in {collected}")
-        if dest.exists():
-            shutil.rmtree(dest)
+            raise ExchangeError(f"collecting {folder.printable_name} left nothing in {collected}")
+        delivered = (collected / TIMESTAMP_FILE).read_text()[:200].strip() \
+            if (collected / TIMESTAMP_FILE).is_file() else folder.timestamp
+        if delivered != folder.timestamp:
+            raise ExchangeError(f"asked for {folder.printable_name}, the exchange delivered {delivered}")
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(collected), str(dest))
+        secret = read_secret(dest / SECRET_FILE)
+        # A plug-in exchange's timestamp is the client's word too: the hand-in counts as made when
+        # the service collected it, never earlier.
+        counted = time.time()
+        (dest / TIMESTAMP_FILE).write_text(nbgrader_timestamp(counted))
+        notebooks = tuple(sorted(p.name for p in dest.glob("*.ipynb")))
+        return Collected(counted, secret, notebooks, sum(p.stat().st_size for p in dest.rglob("*")
+                                                         if p.is_file()))
 
     def release_assignment(self, assignment: str) -> None:
         """``nbgrader release_assignment --force``: put ``release/<assignment>`` in the exchange."""
@@ -120,46 +167,18 @@ class CourseExchange:
         releaser.force = True
         releaser.start()
 
-    def release_feedback(self, assignment: str, student: str) -> None:
-        """Release ``feedback/<student>/<assignment>/`` to the exchange. Raises ExchangeError."""
-        releaser = self.factory.ReleaseFeedback(coursedir=self._coursedir(assignment, student),
+    def release_feedback(self, assignment: str, student: str, root: Path | None = None) -> None:
+        """Release ``<root>/feedback/<student>/<assignment>/`` to the exchange (``root``: the course
+        folder unless another is named). Raises ExchangeError."""
+        coursedir = self._coursedir(assignment, student)
+        if root is not None:
+            coursedir.root = str(root)
+        releaser = self.factory.ReleaseFeedback(coursedir=coursedir,
                                                 authenticator=self.authenticator, config=self.config)
         releaser.start()
 
 
-def _complete(path: str | None) -> bool:
-    """Whether a folder exchange's submission is fully written: ``submit`` writes the secret last."""
-    if not path:
-        return True
-    secret = os.path.join(path, SECRET_FILE)
-    return os.path.isfile(secret) and os.path.getsize(secret) > 0
-
-
-def _owner(path: str | None) -> str | None:
-    """The account owning ``path`` (a folder exchange's submission), or None when unknown."""
-    if not path or not os.path.exists(path):
-        return None
-    uid = os.stat(path).st_uid
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return f"uid {uid}"
-
-
-def impersonation(submission: InboundSubmission) -> str | None:
-    """Why ``submission`` was handed in under someone else's name, or None.
-
-    nbgrader's ``submit --student NAME`` lets any account hand in as NAME, and its collect only
-    warns (``check_owner``). A folder owned by another (non-root) account than the student it
-    names is refused. Exchanges that do not expose an owner (plug-ins) authenticate themselves.
-    """
-    if submission.owner is None or submission.owner in (submission.student, "root"):
-        return None
-    return (f"this hand-in names student {submission.student} but was handed in by the account "
-            f"{submission.owner}; hand in your own work as yourself (nbgrader submit without --student).")
-
-
-def _only(collect_class: type, submission: InboundSubmission) -> type:
+def _only(collect_class: type, submission: InboundFolder) -> type:
     """``collect_class`` narrowed to ``submission`` when it keeps nbgrader's ``src_records``."""
 
     class CollectOne(collect_class):
@@ -168,7 +187,7 @@ def _only(collect_class: type, submission: InboundSubmission) -> type:
             if not hasattr(self, "src_records") or not hasattr(self, "_path_to_record"):
                 return
             pattern = os.path.join(self.inbound_path, f"{submission.student}+{submission.assignment}+*")
-            wanted = submission.submitted_at
+            wanted = parse_utc(submission.timestamp)
             self.src_records = [record for record in map(self._path_to_record, glob.glob(pattern))
                                 if record["username"] == submission.student
                                 and record["timestamp"] == wanted][:1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -24,6 +24,7 @@ from grader.verdicts import verdict_records
 
 HANDIN = "handin"      # archive/<id>/handin: the submission as collected from the exchange
 FEEDBACK = "feedback"  # archive/<id>/feedback: its feedback folder, ready to release
+NOT_COLLECTED = "not_collected.txt"  # in a hand-in the service refused to copy: the reason
 
 
 @dataclass(frozen=True)
@@ -43,15 +44,30 @@ class Result:
     max_score: float
     problem: str
     seconds: float
+    steps: dict[str, float] = field(default_factory=dict)  # seconds per step, in order
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+class _Steps:
+    """Seconds spent in each step of one grading, measured one after another."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def done(self, step: str) -> None:
+        now = time.perf_counter()
+        self.seconds[step] = self.seconds.get(step, 0.0) + now - self._last
+        self._last = now
 
 
 def grade_archived(course_root: str, assignment: str, student: str, archive: str,
                    limits: Limits) -> dict:
     """Grade the hand-in in ``archive`` as ``student``'s submission; never raises for bad input."""
     started = time.perf_counter()
+    steps = _Steps()
     course = Course(Path(course_root))
     archive_dir = Path(archive)
     submitted = course.root / "submitted" / student / assignment
@@ -60,15 +76,18 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
     shutil.copytree(archive_dir / HANDIN, submitted)
 
     reason = screen(course, assignment, submitted, limits)
+    steps.done("screen")
     if reason is None:
         outcome = grade_one(str(course.root), assignment, student)
         reason = outcome.reason
     else:
         record_ungradable(course, assignment, student, reason)
+    steps.done("grade")
     if reason is None:
         result = nbgrader_runner.generate_feedback(course, assignment, student)
         if not (result["success"] and course.feedback_page(student, assignment).exists()):
             reason = "the feedback page could not be generated; the instructor has been told"
+    steps.done("feedback")
     score, max_score = _score(course, assignment, student)
     if reason is not None:
         pages.place(course, student, assignment, archive_dir / HANDIN, pages.render(
@@ -83,11 +102,15 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
     if feedback_copy.exists():
         shutil.rmtree(feedback_copy)
     shutil.copytree(course.root / "feedback" / student / assignment, feedback_copy)
-    return Result(reason is None, score, max_score, problem, time.perf_counter() - started).as_dict()
+    steps.done("record")
+    return Result(reason is None, score, max_score, problem, time.perf_counter() - started,
+                  steps.seconds).as_dict()
 
 
 def screen(course: Course, assignment: str, folder: Path, limits: Limits) -> str | None:
     """Why the hand-in in ``folder`` must not be graded at all, or None. Cheap checks only."""
+    if (folder / NOT_COLLECTED).is_file():
+        return (folder / NOT_COLLECTED).read_text(encoding="utf-8")[:2000]
     expected = folder / f"{notebook_name(assignment)}.ipynb"
     if not expected.exists():
         others = sorted(p.name for p in folder.glob("*.ipynb"))

@@ -1,7 +1,7 @@
 """The service's durable record of every submission it has seen (SQLite in ``Course.state_dir``).
 
-One row per exchange submission, unique on (student, assignment, timestamp), so collecting the
-same hand-in twice never makes two rows. A row moves through::
+One row per hand-in folder of the exchange, unique on the folder's name (kept as bytes, whatever
+the name holds), so collecting the same hand-in twice never makes two rows. A row moves through::
 
     received -> [waiting] -> grading -> graded -> released
                                       \\-> held (feedback until the due date) -> released
@@ -11,6 +11,11 @@ after an on-time submission), with its page released. Only the ``grading`` state
 interrupted by a crash; :meth:`Journal.recover` puts such rows back to ``received`` so a restart
 grades them again (nbgrader's ``--force`` regrading overwrites the gradebook rows, never adds).
 Every write is its own committed transaction.
+
+Entries of ``inbound/`` that cannot be anyone's hand-in (a name that is not nbgrader's, a folder
+owned by root or by no account, a link, a reused submission secret) are kept in a table of their
+own, ``refused_folders``: they are never a row of a student, so they count toward nobody's limits
+or waiting hand-ins, and each is logged once.
 """
 from __future__ import annotations
 
@@ -40,9 +45,20 @@ CREATE TABLE IF NOT EXISTS submissions (
     problem TEXT,                    -- the first problem, or the reason it was not graded
     gradings INTEGER NOT NULL DEFAULT 0,
     refusal TEXT,                    -- why it must not be graded at all (e.g. handed in by another account)
-    UNIQUE (student, assignment, timestamp)
+    folder BLOB NOT NULL UNIQUE,     -- the hand-in folder's name in the exchange, as bytes
+    secret_digest TEXT               -- SHA-256 of its submission secret (names its feedback page)
+);
+CREATE INDEX IF NOT EXISTS submissions_secret ON submissions (secret_digest);
+CREATE TABLE IF NOT EXISTS refused_folders (
+    folder BLOB PRIMARY KEY,         -- the entry's name in inbound/, as bytes
+    owner TEXT NOT NULL,             -- the account owning the entry itself
+    reason TEXT NOT NULL,
+    seen_at REAL NOT NULL
 );
 """
+
+_COLUMNS = ("id, student, assignment, timestamp, submitted_at, collected_at, state, not_before, "
+            "started_at, finished_at, score, max_score, outcome, problem, gradings, refusal")
 
 
 @dataclass(frozen=True)
@@ -63,6 +79,8 @@ class Row:
     problem: str | None
     gradings: int
     refusal: str | None
+    folder: bytes = b""
+    secret_digest: str | None = None
 
 
 class Journal:
@@ -72,14 +90,31 @@ class Journal:
         self.path = Path(path)
         self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
+        self._migrate()
         self.db.executescript(_SCHEMA)
+
+    def _migrate(self) -> None:
+        """A journal written before rows were keyed by folder name gets the new columns; its rows'
+        folder is their (student, assignment, timestamp) as they were keyed then."""
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(submissions)")}
+        if not columns or "folder" in columns:
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute("ALTER TABLE submissions RENAME TO submissions_before_folders")
+        self.db.execute(_SCHEMA.split(";")[0])
+        self.db.execute(f"INSERT INTO submissions ({_COLUMNS}, folder) SELECT {_COLUMNS}, "
+                        "CAST(student || '+' || assignment || '+' || timestamp AS BLOB) "
+                        "FROM submissions_before_folders")
+        self.db.execute("DROP TABLE submissions_before_folders")
+        self.db.execute("COMMIT")
 
     def close(self) -> None:
         self.db.close()
 
     def _rows(self, where: str = "1", args: tuple = ()) -> list[Row]:
-        cursor = self.db.execute(f"SELECT * FROM submissions WHERE {where} ORDER BY id", args)
-        return [Row(*values) for values in cursor.fetchall()]
+        cursor = self.db.execute(f"SELECT {_COLUMNS}, folder, secret_digest FROM submissions "
+                                 f"WHERE {where} ORDER BY id", args)
+        return [Row(*values[:-2], bytes(values[-2]), values[-1]) for values in cursor.fetchall()]
 
     def all(self) -> list[Row]:
         return self._rows()
@@ -87,19 +122,42 @@ class Journal:
     def get(self, row_id: int) -> Row:
         return self._rows("id = ?", (row_id,))[0]
 
-    def knows(self, student: str, assignment: str, timestamp: str) -> bool:
-        return bool(self.db.execute(
-            "SELECT 1 FROM submissions WHERE student=? AND assignment=? AND timestamp=?",
-            (student, assignment, timestamp)).fetchone())
+    def knows(self, folder: bytes) -> bool:
+        """Whether the inbound entry ``folder`` was recorded, as a hand-in or as refused."""
+        return bool(self.db.execute("SELECT 1 FROM submissions WHERE folder=? UNION ALL "
+                                    "SELECT 1 FROM refused_folders WHERE folder=?",
+                                    (folder, folder)).fetchone())
 
-    def add(self, student: str, assignment: str, timestamp: str, submitted_at: float,
-            refusal: str | None = None) -> int | None:
-        """Record a collected submission; None when it was already recorded."""
+    def add(self, folder: bytes, student: str, assignment: str, timestamp: str, submitted_at: float,
+            refusal: str | None = None, secret_digest: str | None = None) -> int | None:
+        """Record a collected hand-in; None when it was already recorded.
+
+        ``timestamp`` is the one in the folder's name (shown to people), ``submitted_at`` the time
+        the hand-in counts as made (epoch seconds; see :mod:`grader.service.inbound`).
+        """
         cursor = self.db.execute(
             "INSERT OR IGNORE INTO submissions (student, assignment, timestamp, submitted_at, "
-            "collected_at, state, refusal) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (student, assignment, timestamp, submitted_at, time.time(), RECEIVED, refusal))
+            "collected_at, state, refusal, folder, secret_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (student, assignment, timestamp, submitted_at, time.time(), RECEIVED, refusal,
+             folder, secret_digest))
         return cursor.lastrowid if cursor.rowcount else None
+
+    def folder_with_secret(self, secret_digest: str) -> bytes | None:
+        """The hand-in folder already recorded with this submission secret, or None."""
+        found = self.db.execute("SELECT folder FROM submissions WHERE secret_digest=? LIMIT 1",
+                                (secret_digest,)).fetchone()
+        return None if found is None else bytes(found[0])
+
+    def refuse_folder(self, folder: bytes, owner: str, reason: str) -> bool:
+        """Record an inbound entry that is nobody's hand-in; False when it was already recorded."""
+        cursor = self.db.execute("INSERT OR IGNORE INTO refused_folders VALUES (?, ?, ?, ?)",
+                                 (folder, owner, reason, time.time()))
+        return bool(cursor.rowcount)
+
+    def refused_folders(self) -> list[tuple[bytes, str, str]]:
+        """(folder name, owner, reason) of every refused inbound entry, oldest first."""
+        return [(bytes(name), owner, reason) for name, owner, reason in self.db.execute(
+            "SELECT folder, owner, reason FROM refused_folders ORDER BY seen_at")]
 
     def in_state(self, *states: str) -> list[Row]:
         marks = ",".join("?" * len(states))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from grader.course import Course, notebook_name
 from grader.fonts import PAGE_FONT_STACK
-from grader.service.exchange import SECRET_FILE, TIMESTAMP_FILE
+from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
@@ -43,14 +43,19 @@ def render(student: str, assignment: str, timestamp: str, headline: str, detail:
                         todo=html.escape(todo), font_stack=PAGE_FONT_STACK, colour="#d9a400" if waiting else "#c0392b")
 
 
-def place(course: Course, student: str, assignment: str, archive: Path, page: str) -> Path:
+def place(course: Course, student: str, assignment: str, archive: Path, page: str,
+          root: Path | None = None) -> Path:
     """Write ``page`` as the feedback of the archived submission ``archive``; returns its path.
+
+    The page goes to ``<root>/feedback/<student>/<assignment>/``, the course folder's unless
+    another root is named (a staging folder, for a page that must not replace the student's own
+    feedback in the course folder).
 
     nbgrader finds a student's feedback by the names of the notebooks they handed in, so the page
     is also written under the name of every other notebook in the hand-in (a misnamed notebook
     still gets the page that says what is wrong with it).
     """
-    folder = course.root / "feedback" / student / assignment
+    folder = (root or course.root) / "feedback" / student / assignment
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)

@@ -16,6 +16,7 @@ from traitlets.config import Configurable
 
 from grader.course import Course
 from grader.nbgrader_runner import load_config
+from grader.service.inbound import HandinBudget
 
 
 class GradingService(Configurable):
@@ -47,11 +48,26 @@ class GradingService(Configurable):
     max_cells = Int(
         2000, help="A submitted notebook with more cells than this is not graded (ungradable).",
     ).tag(config=True)
+    max_handin_megabytes = Float(
+        20.0, help="A hand-in (every file of the folder together) larger than this is refused before "
+                   "anything is copied; its author gets a page saying so.",
+    ).tag(config=True)
+    max_handin_files = Int(
+        200, min=1, help="A hand-in with more files and folders than this is refused.",
+    ).tag(config=True)
+    max_handin_notebooks = Int(
+        10, min=1, help="A hand-in with more notebooks at its top level than this is refused.",
+    ).tag(config=True)
     poll_seconds = Float(1.0, help="Seconds between two looks at the exchange's inbound folder.").tag(config=True)
     workers = Int(2, min=1, help="Submissions graded at once (one process each).").tag(config=True)
 
     def feedback_is_immediate(self, assignment: str) -> bool:
         return self.immediate_feedback.get(assignment, self.immediate_feedback_default)
+
+    def handin_budget(self) -> HandinBudget:
+        """What one hand-in may hold (grader.service.inbound)."""
+        return HandinBudget(max_bytes=int(self.max_handin_megabytes * 1e6),
+                            max_entries=self.max_handin_files, max_notebooks=self.max_handin_notebooks)
 
 
 def load_policy(course: Course) -> GradingService:

@@ -2,8 +2,12 @@
 
 The loop, every ``poll_seconds``:
 
-1. list the exchange's inbound folder; collect each submission not yet in the journal into the
-   service's private archive (``.grader/submissions/``) and record it (``received``);
+1. list the exchange's inbound folder; collect each hand-in not yet in the journal into the
+   service's private archive (``.grader/submissions/``) and record it (``received``). Nothing in
+   ``inbound/`` is trusted (``grader.service.inbound``): links are never followed, a hand-in is
+   copied only when it belongs to the student it names and fits its budget, its time is the file
+   system's; a folder that is nobody's hand-in is recorded as refused. Each folder is handled on
+   its own, so none can stop the pass;
 2. release held feedback whose assignment's due date has passed;
 3. for each (student, assignment), take its oldest pending submission (arrival order per student;
    one at a time per pair, different pairs in parallel) and decide: late after an on-time
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import fcntl
+import hashlib
 import logging
 import os
 import multiprocessing
@@ -33,10 +38,11 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError
 
-from grader.course import Course, enable_concurrent_writers
+from grader.course import ASSIGNMENTS, Course, enable_concurrent_writers
 from grader.service import pages
-from grader.service.exchange import CourseExchange, InboundSubmission, impersonation
-from grader.service.grading import FEEDBACK, HANDIN, Limits, grade_archived
+from grader.service.exchange import CourseExchange
+from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, HandinRefused, nbgrader_timestamp
+from grader.service.grading import FEEDBACK, HANDIN, NOT_COLLECTED, Limits, grade_archived
 from grader.service.journal import (GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal,
                                     Row)
 from grader.service.policy import GradingService as Policy, load_policy
@@ -101,6 +107,7 @@ class GradingService:
         self._stopping = False
         self._pool: cf.ProcessPoolExecutor | None = None
         self._inflight: dict[cf.Future, Row] = {}
+        self._failures: dict[int, int] = {}  # row id -> decisions that raised, in this run
 
     # ---- the loop ------------------------------------------------------------------------------
 
@@ -144,9 +151,11 @@ class GradingService:
         self._pool = self._new_pool()
         try:
             while not self._stopping:
-                self.collect_new()
-                self.release_due_feedback()
-                self.schedule()
+                for step in (self.collect_new, self.release_due_feedback, self.schedule):
+                    try:
+                        step()
+                    except Exception:  # e.g. the gradebook unreachable for a moment: next pass
+                        log.exception("grading service step %s failed; trying again", step.__name__)
                 self._wait(self.policy.poll_seconds)
                 if once and not self._inflight and not self._ready_now():
                     break
@@ -163,37 +172,115 @@ class GradingService:
 
     # ---- 1. collect ----------------------------------------------------------------------------
 
-    def archive_of(self, row: Row | InboundSubmission) -> Path:
+    def archive_of(self, row: Row) -> Path:
+        """Where a hand-in is archived: ``.grader/submissions/<student>/<assignment>/<timestamp>-<folder digest>``
+        (the digest tells apart folders whose names share a timestamp)."""
         safe = re.sub(r"[^A-Za-z0-9_.-]", "-", row.timestamp)
+        legacy = f"{row.student}+{row.assignment}+{row.timestamp}".encode()
+        if row.folder and row.folder != legacy:
+            safe += "-" + hashlib.sha256(row.folder).hexdigest()[:12]
         return self.archive_root / row.student / row.assignment / safe
 
     def collect_new(self) -> int:
-        """Collect and record every inbound submission the journal does not know; returns how many."""
+        """Collect and record every inbound hand-in the journal does not know; returns how many.
+
+        Each folder is handled on its own: whatever it holds or raises is recorded for that folder
+        (refused, with the reason, and a page to its author where one can be sent safely), and
+        the next folder is collected in the same pass.
+        """
         new = 0
-        for submission in self.exchange.inbound():
-            if not submission.complete or self.journal.knows(
-                    submission.student, submission.assignment, submission.timestamp):
-                continue  # an incomplete one (still being written) is collected at the next look
-            archive = self.archive_of(submission)
+        try:
+            folders = self.exchange.inbound()
+        except Exception:  # the exchange itself cannot be listed now: look again at the next pass
+            log.exception("could not list the exchange's inbound folder")
+            return 0
+        for folder in folders:
+            if self._stopping:
+                break
             try:
-                self.exchange.collect_one(submission, archive / HANDIN)
-            except (ExchangeError, OSError) as exc:
-                log.error("could not collect %s: %s", submission, exc)
-                continue
-            if not (archive / HANDIN / "timestamp.txt").exists():
-                (archive / HANDIN / "timestamp.txt").write_text(submission.timestamp)
-            collected = (archive / HANDIN / "timestamp.txt").read_text().strip()
-            if collected != submission.timestamp:  # a plug-in exchange delivered a newer one
-                log.warning("asked for %s, the exchange delivered %s", submission, collected)
-                continue
-            secret = archive / HANDIN / "submission_secret.txt"
-            if not (secret.exists() and secret.stat().st_size):
-                log.warning("%s has no submission secret yet; collecting it again later", submission)
-                continue
-            if self.journal.add(submission.student, submission.assignment, submission.timestamp,
-                                _epoch(submission.submitted_at), impersonation(submission)) is not None:
-                new += 1
+                if not self.journal.knows(folder.name):
+                    new += self._collect_folder(folder)
+            except Exception as exc:  # never let one folder stop the service
+                log.exception("could not collect %s", folder.printable_name)
+                self._refuse_folder(folder, f"it could not be read ({type(exc).__name__}: {exc})")
         return new
+
+    def _refuse_folder(self, folder, reason: str) -> None:
+        try:
+            if self.journal.refuse_folder(folder.name, folder.owner, reason):
+                log.warning("refused inbound entry %r (owner %s): %s", folder.printable_name,
+                            folder.owner or "unknown", reason)
+        except Exception:
+            log.exception("could not record the refusal of %s", folder.printable_name)
+
+    def _collect_folder(self, folder) -> int:
+        if folder.student is None or folder.assignment not in ASSIGNMENTS or (
+                folder.problem and not folder.problem.startswith("this hand-in names student")):
+            self._refuse_folder(folder, folder.problem
+                                or f"the course has no assignment {folder.assignment!r}")
+            return 0
+        if not folder.complete:
+            return 0  # still being written by nbgrader submit: collected at the next look
+        row = Row(0, folder.student, folder.assignment, folder.timestamp, 0, 0, "", None, None,
+                  None, None, None, None, None, 0, None, folder.name)
+        archive = self.archive_of(row)
+        refusal = folder.problem
+        try:
+            collected = self.exchange.collect(folder, archive / HANDIN, self.policy.handin_budget())
+            secret_digest = collected.secret_digest
+            counted_at = collected.counted_at
+        except FileNotFoundError:
+            return 0  # the folder vanished while it was read; if it comes back it is read again
+        except HandinRefused as refused:
+            if refused.secret is None:  # no page can be sent safely: recorded, logged, never graded
+                self._refuse_folder(folder, str(refused))
+                return 0
+            # The hand-in is not copied; it is recorded and ends ungradable (or, under another
+            # student's name, refused) with a page saying why.
+            secret_digest = hashlib.sha256(refused.secret.encode("ascii")).hexdigest()
+            counted_at = time.time()
+            self._keep_refused_handin(archive, refused.secret, str(refused))
+        except ExchangeError as exc:
+            log.error("could not collect %s: %s", folder.printable_name, exc)
+            return 0
+        owner_of_secret = self.journal.folder_with_secret(secret_digest)
+        if owner_of_secret is not None:
+            # nbgrader names a feedback page after the submission secret: a reused secret would
+            # release this page under another hand-in's name. Nothing is sent for it.
+            self._refuse_folder(folder, "its submission secret is the one of another hand-in")
+            shutil.rmtree(archive, ignore_errors=True)
+            return 0
+        row_id = self.journal.add(folder.name, folder.student, folder.assignment, folder.timestamp,
+                                  counted_at, refusal, secret_digest)
+        if row_id is not None and refusal:
+            self._answer_refused(self.journal.get(row_id))
+        return int(row_id is not None)
+
+    def _keep_refused_handin(self, archive: Path, secret: str, reason: str) -> None:
+        """A hand-in that was not copied keeps what its page needs: its secret, the counted time
+        and the reason (which grading reports as the reason it is ungradable)."""
+        shutil.rmtree(archive / HANDIN, ignore_errors=True)
+        (archive / HANDIN).mkdir(parents=True, mode=0o700)
+        (archive / HANDIN / SECRET_FILE).write_text(secret)
+        (archive / HANDIN / TIMESTAMP_FILE).write_text(nbgrader_timestamp(time.time()))
+        (archive / HANDIN / NOT_COLLECTED).write_text(reason)
+
+    def _answer_refused(self, row: Row) -> None:
+        """Tell a refused hand-in's author why, through a staging folder: the course's own
+        ``feedback/`` (the named student's real feedback) is never touched by it."""
+        staging = self.course.state_dir / "refusing"
+        page = pages.render(row.student, row.assignment, row.timestamp, "refused", row.refusal,
+                            "hand in your own work from your own account with Submit "
+                            "(nbgrader submit), holding only the files of your assignment folder.")
+        pages.place(self.course, row.student, row.assignment, self.archive_of(row) / HANDIN, page,
+                    root=staging)
+        try:
+            self.exchange.release_feedback(row.assignment, row.student, root=staging)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        self.journal.update(row.id, state=RELEASED, outcome="refused", problem=row.refusal,
+                            finished_at=self.clock())
+        log.info("%s %s refused: %s", row.student, row.assignment, row.refusal)
 
     # ---- 2. held feedback ----------------------------------------------------------------------
 
@@ -226,8 +313,27 @@ class GradingService:
             if self._stopping or pair in busy:
                 continue
             rows.sort(key=lambda r: r.id)
-            rows = self._supersede_flood(rows)
-            self._decide(rows[0])
+            try:
+                rows = self._supersede_flood(rows)
+                self._decide(rows[0])
+            except Exception as exc:  # one hand-in's trouble never stops the others
+                self._decision_failed(rows[0], exc)
+
+    def _decision_failed(self, row: Row, exc: Exception) -> None:
+        """A hand-in whose decision raised is tried again at the next passes, then recorded as
+        ungradable with the reason (a fault of the service, not of the student)."""
+        log.exception("%s %s: could not decide what to do with the hand-in", row.student, row.assignment)
+        failures = self._failures[row.id] = self._failures.get(row.id, 0) + 1
+        if failures < MAX_ATTEMPTS:
+            return
+        try:
+            self._answer_without_grading(row, "ungradable", (
+                f"the service could not handle this hand-in ({type(exc).__name__}); the instructor "
+                "has been told."), "ask the instructor; handing in again may not help.")
+        except Exception:
+            log.exception("%s %s: could not record the hand-in as ungradable", row.student, row.assignment)
+            self.journal.update(row.id, state=RELEASED, outcome="ungradable",
+                                problem=f"the service could not handle it ({type(exc).__name__})")
 
     def _supersede_flood(self, rows: list[Row]) -> list[Row]:
         """All but the newest ``max_waiting`` pending rows of one pair are recorded as superseded."""
@@ -242,8 +348,7 @@ class GradingService:
 
     def _decide(self, row: Row) -> None:
         if row.refusal:
-            self._answer_without_grading(row, "refused", row.refusal,
-                                         "hand in from your own account, under your own name.")
+            self._answer_refused(row)
             return
         now = self.clock()
         due = self.due_date(row.assignment)

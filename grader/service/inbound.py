@@ -1,0 +1,379 @@
+"""Read a folder exchange's ``inbound/`` without trusting anything a student put there.
+
+``inbound/`` is writable by every account, so any account can create any folder there, named for
+anyone and holding anything; the service reads it as root. Nothing here follows a link: every
+folder is opened relative to its parent's descriptor with ``O_NOFOLLOW``, every entry is
+``lstat``-ed before it is opened and ``fstat``-ed after, and only regular files and folders owned
+by the account the hand-in names are copied, within a byte, file, notebook and depth budget counted
+before anything is copied. A folder that breaks a rule is refused as a whole, with the reason.
+
+nbgrader names a hand-in ``<student>+<assignment>+<timestamp>+<random>``; the timestamp in the name
+is the student's word, so it is kept for display only. The time a hand-in counts as made is the
+latest change time (``st_ctime``, which no unprivileged account can set back) of the folder and of
+everything in it: no earlier than the last moment its content changed.
+"""
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import pwd
+import re
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from nbgrader.utils import parse_utc
+
+from grader.sandbox.submitted_links import special_kind
+
+TIMESTAMP_FILE = "timestamp.txt"
+SECRET_FILE = "submission_secret.txt"
+SECRET = re.compile(r"[0-9a-f]{128}")  # what nbgrader's submit writes: secrets.token_hex(64)
+MAX_SECRET_BYTES = 1024
+COPY_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class HandinBudget:
+    """What one hand-in may hold: bytes in all, entries (files and folders), top-level notebooks,
+    and folder depth below the hand-in's own folder."""
+
+    max_bytes: int = 20_000_000
+    max_entries: int = 200
+    max_notebooks: int = 10
+    max_depth: int = 6
+
+
+class HandinRefused(Exception):
+    """A hand-in that must not be graded; the message says why, in words for its author.
+
+    ``secret`` is the hand-in's submission secret when it could be read safely (so its author can
+    be sent a page), else None.
+    """
+
+    def __init__(self, message: str, secret: str | None = None):
+        super().__init__(message)
+        self.secret = secret
+
+
+@dataclass(frozen=True)
+class InboundFolder:
+    """One entry of ``inbound/``, read without following it.
+
+    ``name`` is the entry's name as the file system holds it (bytes); ``student``, ``assignment``
+    and ``timestamp`` are the parts of a well-formed nbgrader name (else None, and ``problem``
+    says what is wrong with the name or the entry). ``owner`` is the account that owns the entry
+    itself (not what a link points to), ``uid N`` when no account has that uid.
+    """
+
+    name: bytes
+    uid: int
+    owner: str
+    student: str | None = None
+    assignment: str | None = None
+    timestamp: str | None = None
+    problem: str | None = None
+    complete: bool = field(default=True, compare=False)
+    changed_at: float = field(default=0.0, compare=False)  # the entry's own st_ctime
+
+    @property
+    def printable_name(self) -> str:
+        return self.name.decode("utf-8", "backslashreplace")
+
+
+@dataclass(frozen=True)
+class Collected:
+    """What :func:`collect_folder` copied: the counted hand-in time (epoch seconds), the secret,
+    and the names of the top-level notebooks."""
+
+    counted_at: float
+    secret: str
+    notebooks: tuple[str, ...]
+    bytes_copied: int
+
+    @property
+    def secret_digest(self) -> str:
+        return hashlib.sha256(self.secret.encode("ascii")).hexdigest()
+
+
+def account_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def parse_name(name: bytes) -> tuple[str, str, str] | str:
+    """(student, assignment, timestamp) of an nbgrader hand-in name, or why it is not one."""
+    try:
+        text = name.decode("utf-8")
+    except UnicodeDecodeError:
+        return "its name is not UTF-8 text"
+    parts = text.rsplit("+", 3) if text.count("+") >= 3 else text.split("+")
+    if len(parts) not in (3, 4) or not all(parts[:3]):
+        return "its name is not <student>+<assignment>+<timestamp>+<random>, as nbgrader submit names a hand-in"
+    student, assignment, timestamp = parts[:3]
+    try:
+        parse_utc(timestamp)
+    except Exception:  # dateutil raises several kinds for text that is not a date
+        return f"the timestamp part of its name ({timestamp[:40]!r}) is not a date"
+    return student, assignment, timestamp
+
+
+def list_folder_exchange(inbound: Path, owner_problem) -> list[InboundFolder]:
+    """Every entry of ``inbound`` (a folder exchange's ``inbound/``), each read on its own.
+
+    ``owner_problem(student, uid) -> str | None`` says why a folder owned by ``uid`` cannot speak
+    for ``student``. An entry that vanishes while it is read is left out (it is seen again, or not,
+    at the next look); nothing an entry holds can make the listing raise.
+    """
+    fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        names = os.listdir(fd)
+        found = []
+        for text in names:
+            name = os.fsencode(text)
+            try:
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                continue  # renamed or removed meanwhile
+            found.append(_describe(fd, name, info, owner_problem))
+        # Oldest change first: a copy of another hand-in's secret can only be made after that
+        # hand-in was written, so the genuine one is collected (and keeps its secret) first.
+        return sorted(found, key=lambda folder: (folder.changed_at, folder.name))
+    finally:
+        os.close(fd)
+
+
+def _describe(inbound_fd: int, name: bytes, info: os.stat_result, owner_problem) -> InboundFolder:
+    owner = account_name(info.st_uid)
+    if not stat.S_ISDIR(info.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
+        return InboundFolder(name, info.st_uid, owner, problem=f"it is {kind}, not a hand-in folder",
+                             changed_at=info.st_ctime)
+    parsed = parse_name(name)
+    if isinstance(parsed, str):
+        return InboundFolder(name, info.st_uid, owner, problem=parsed, changed_at=info.st_ctime)
+    student, assignment, timestamp = parsed
+    problem = owner_problem(student, info.st_uid)
+    return InboundFolder(name, info.st_uid, owner, student, assignment, timestamp, problem,
+                         complete=_secret_written(inbound_fd, name), changed_at=info.st_ctime)
+
+
+def _secret_written(inbound_fd: int, name: bytes) -> bool:
+    """Whether ``submit`` has finished writing (it writes the secret last)."""
+    try:
+        info = os.stat(name + b"/" + SECRET_FILE.encode(), dir_fd=inbound_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size > 0
+
+
+# ---- collecting one folder -----------------------------------------------------------------------
+
+@dataclass
+class _Entry:
+    parts: tuple[bytes, ...]  # path below the hand-in folder
+    is_dir: bool
+    size: int
+    inode: tuple[int, int]
+
+
+def collect_folder(inbound: Path, folder: InboundFolder, dest: Path, budget: HandinBudget) -> Collected:
+    """Copy the hand-in ``folder`` of ``inbound`` to ``dest`` (created; must not exist).
+
+    Only regular files and folders owned by the folder's owner are copied; a link, FIFO, socket,
+    device, an entry owned by another account, too many or too deep entries or more bytes than the
+    budget refuse the whole hand-in (HandinRefused, before anything is copied). ``timestamp.txt``
+    is written anew with the counted hand-in time, in nbgrader's format, so late penalties follow
+    it. Raises HandinRefused, or OSError when the folder vanished meanwhile.
+    """
+    inbound_fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        root_fd = _open_dir(inbound_fd, folder.name)
+        try:
+            root_info = os.fstat(root_fd)
+            if root_info.st_uid != folder.uid:
+                raise HandinRefused("the hand-in folder changed owner while it was read")
+            secret = _secret_of(root_fd, root_info.st_uid)
+            try:
+                entries, latest_change = _plan(root_fd, root_info, budget)
+                dest.mkdir(parents=True, mode=0o700)
+                copied = _copy(root_fd, root_info.st_uid, entries, dest, budget)
+            except HandinRefused as refused:
+                refused.secret = secret
+                raise
+        finally:
+            os.close(root_fd)
+    finally:
+        os.close(inbound_fd)
+    counted = max(latest_change, _name_time(folder.timestamp))
+    (dest / TIMESTAMP_FILE).write_text(nbgrader_timestamp(counted))
+    notebooks = tuple(sorted(e.parts[0].decode("utf-8", "replace") for e in entries
+                             if len(e.parts) == 1 and not e.is_dir and e.parts[0].endswith(b".ipynb")))
+    return Collected(counted, secret, notebooks, copied)
+
+
+def _open_dir(parent_fd: int, name: bytes) -> int:
+    try:
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise HandinRefused(f"{_show(name)} is not a folder (a link or special file)") from None
+        raise
+
+
+def _show(parts: bytes | tuple[bytes, ...]) -> str:
+    parts = (parts,) if isinstance(parts, bytes) else parts
+    return "/".join(p.decode("utf-8", "backslashreplace") for p in parts)
+
+
+def _plan(root_fd: int, root_info: os.stat_result, budget: HandinBudget) -> tuple[list[_Entry], float]:
+    """Every entry to copy, checked against the rules and the budget; and the latest ctime."""
+    uid = root_info.st_uid
+    entries: list[_Entry] = []
+    latest = root_info.st_ctime
+    total = notebooks = 0
+    stack: list[tuple[int, tuple[bytes, ...]]] = [(root_fd, ())]
+    opened: list[int] = []
+    try:
+        while stack:
+            dir_fd, prefix = stack.pop()
+            for text in sorted(os.listdir(dir_fd)):
+                name = os.fsencode(text)
+                parts = prefix + (name,)
+                info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                latest = max(latest, info.st_ctime)
+                if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+                    raise HandinRefused(f"{_show(parts)} is a {special_kind(info.st_mode)}; hand in only the "
+                                        "files of your assignment folder (nbgrader submit copies them)")
+                if info.st_uid != uid:
+                    raise HandinRefused(f"{_show(parts)} belongs to the account {account_name(info.st_uid)}, "
+                                        "not to you; hand in only your own files")
+                if len(entries) + 1 > budget.max_entries:
+                    raise HandinRefused(f"the hand-in holds more than {budget.max_entries} files and "
+                                        "folders; hand in only your assignment folder")
+                if stat.S_ISDIR(info.st_mode):
+                    if len(parts) > budget.max_depth:
+                        raise HandinRefused(f"the hand-in has folders nested more than {budget.max_depth} "
+                                            "deep; hand in only your assignment folder")
+                    child = _open_dir(dir_fd, name)
+                    opened.append(child)
+                    if (os.fstat(child).st_ino, os.fstat(child).st_dev) != (info.st_ino, info.st_dev):
+                        raise HandinRefused(f"{_show(parts)} changed while it was read")
+                    stack.append((child, parts))
+                    entries.append(_Entry(parts, True, 0, (info.st_dev, info.st_ino)))
+                    continue
+                total += info.st_size
+                if total > budget.max_bytes:
+                    raise HandinRefused(f"the hand-in holds more than {budget.max_bytes / 1e6:g} MB; "
+                                        "clear the outputs of your notebooks and remove large files")
+                if len(parts) == 1 and name.endswith(b".ipynb"):
+                    notebooks += 1
+                    if notebooks > budget.max_notebooks:
+                        raise HandinRefused(f"the hand-in holds more than {budget.max_notebooks} "
+                                            "notebooks; hand in only your assignment folder")
+                entries.append(_Entry(parts, False, info.st_size, (info.st_dev, info.st_ino)))
+    finally:
+        for fd in opened:
+            os.close(fd)
+    return entries, latest
+
+
+def _copy(root_fd: int, uid: int, entries: list[_Entry], dest: Path, budget: HandinBudget) -> int:
+    """Copy the planned entries, re-opening each component with O_NOFOLLOW and checking that each
+    file is still the regular file, of the same owner, that was planned."""
+    copied = 0
+    for entry in entries:
+        target = dest.joinpath(*(os.fsdecode(p) for p in entry.parts))
+        if entry.is_dir:
+            target.mkdir(mode=0o700)
+            continue
+        parent_fd = root_fd
+        opened = []
+        try:
+            for part in entry.parts[:-1]:
+                parent_fd = _open_dir(parent_fd, part)
+                opened.append(parent_fd)
+            try:
+                fd = os.open(entry.parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK,
+                             dir_fd=parent_fd)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise HandinRefused(f"{_show(entry.parts)} became a link while it was read") from None
+                raise
+            try:
+                info = os.fstat(fd)
+                if (not stat.S_ISREG(info.st_mode) or info.st_uid != uid
+                        or (info.st_dev, info.st_ino) != entry.inode):
+                    raise HandinRefused(f"{_show(entry.parts)} changed while it was read")
+                copied += _copy_bounded(fd, target, budget.max_bytes - copied, entry.parts)
+            finally:
+                os.close(fd)
+        finally:
+            for fd in opened:
+                os.close(fd)
+    return copied
+
+
+def _copy_bounded(fd: int, target: Path, allowance: int, parts: tuple[bytes, ...]) -> int:
+    written = 0
+    out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        while True:
+            chunk = os.read(fd, min(COPY_CHUNK, allowance - written + 1))
+            if not chunk:
+                return written
+            written += len(chunk)
+            if written > allowance:
+                raise HandinRefused(f"{_show(parts)} grew while it was read, past the hand-in's size budget")
+            os.write(out, chunk)
+    finally:
+        os.close(out)
+
+
+def _secret_of(root_fd: int, uid: int) -> str:
+    """The hand-in's submission secret, read without following anything; raises HandinRefused."""
+    missing = HandinRefused(f"the hand-in has no {SECRET_FILE} written by nbgrader submit; "
+                            "hand in with Submit (nbgrader submit)")
+    try:
+        fd = os.open(SECRET_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=root_fd)
+    except OSError:
+        raise missing from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != uid:
+            raise missing
+        return _valid_secret(os.read(fd, MAX_SECRET_BYTES + 1))
+    finally:
+        os.close(fd)
+
+
+def _valid_secret(raw: bytes) -> str:
+    text = raw.decode("ascii", "replace").strip()
+    if len(raw) > MAX_SECRET_BYTES or not SECRET.fullmatch(text):
+        raise HandinRefused(f"the hand-in's {SECRET_FILE} is not one nbgrader submit wrote; "
+                            "hand in with Submit (nbgrader submit)")
+    return text
+
+
+def read_secret(path: Path) -> str:
+    try:
+        raw = path.read_bytes()[:MAX_SECRET_BYTES + 1]
+    except FileNotFoundError:
+        raise HandinRefused(f"the hand-in has no {SECRET_FILE}; hand in with Submit (nbgrader submit)") from None
+    return _valid_secret(raw)
+
+
+def _name_time(timestamp: str | None) -> float:
+    if not timestamp:
+        return 0.0
+    moment = parse_utc(timestamp)
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def nbgrader_timestamp(epoch_seconds: float) -> str:
+    """``2026-12-01 10:16:38.123456 UTC``: the form of nbgrader's ``timestamp.txt``."""
+    return datetime.fromtimestamp(epoch_seconds, timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z")

@@ -1,0 +1,20 @@
+"""``grader doctor`` reports what the grading service does with a hand-in, probed for real."""
+from __future__ import annotations
+
+from grader.doctor import service_findings
+
+
+def test_doctor_reports_links_refused_budget_and_owner_check(course):
+    rows = {row.protection: row for row in service_findings(str(course.root))}
+    assert rows["grading service: no link followed in hand-ins"].active
+    assert "symbolic link" in rows["grading service: no link followed in hand-ins"].detail
+    assert "at most 20 MB, 200 files and folders, 10 notebooks" in rows["grading service: hand-in budget"].detail
+    assert rows["grading service: a hand-in speaks only for its owner"].active
+
+
+def test_doctor_names_a_switched_off_owner_check_as_unavailable(course):
+    config = course.root / "nbgrader_config.py"
+    config.write_text(config.read_text() + "\nc.ExchangeCollect.check_owner = False\n")
+    rows = {row.protection: row for row in service_findings(str(course.root))}
+    owner = rows["grading service: a hand-in speaks only for its owner"]
+    assert not owner.active and "any account can hand in under any name" in owner.detail
