@@ -42,6 +42,13 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
 
     pairs = [(a, s) for a in assignments for s in course.students(a)]
     todo, outcomes = pending_submissions(course, pairs, force)
+    if not todo:
+        noun = "submission" if len(outcomes) == 1 else "submissions"
+        console.print(f"nothing to grade: {len(outcomes)} {noun} unchanged since their last "
+                      "grading (--force grades them again)")
+        for assignment in assignments:
+            render(build_report(course, assignment), console)
+        return 0
     if outcomes:
         console.print(f"{len(outcomes)} submissions unchanged since they were graded: skipped "
                       "(--force grades them again)")
@@ -78,12 +85,13 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
 
 def summarize(outcomes: list[GradingOutcome], elapsed: float, course: Course, console: Console) -> None:
     """Counts, throughput, the mean time per step, and every ungradable submission with its reason."""
-    graded = [o for o in outcomes if not o.skipped]
+    graded = [o for o in outcomes if not o.skipped]  # this run's, with a score or not
     skipped = len(outcomes) - len(graded)
     ungradable = [o for o in outcomes if not o.graded]
+    scored = sum(o.graded for o in graded)
     rate = len(graded) / elapsed * 60 if graded and elapsed > 0 else 0.0
-    console.print(f"[bold]{len(graded)} graded[/bold] in {elapsed:.1f} s ({rate:.1f} notebooks/min), "
-                  f"{skipped} unchanged and skipped, {len(ungradable)} ungradable")
+    console.print(f"[bold]{scored} graded[/bold], {len(graded) - scored} ungradable in {elapsed:.1f} s "
+                  f"({rate:.1f} notebooks/min); {skipped} unchanged and skipped")
     if graded:
         table = Table(title="mean seconds per notebook", title_justify="left")
         for name in (*CATEGORIES, "total"):

@@ -22,9 +22,9 @@ import os
 import sys
 from pathlib import Path
 
-from rich.console import Console
 from rich.text import Text
 
+from grader.console import make_console
 from grader.course import ASSIGNMENTS, REPO_ROOT, Course
 
 
@@ -46,7 +46,7 @@ def _course(args) -> Course:
 def cmd_release(args) -> int:
     from grader.release import regenerate_release
 
-    return 0 if regenerate_release(args.assignments or list(ASSIGNMENTS), Console()) else 1
+    return 0 if regenerate_release(args.assignments or list(ASSIGNMENTS), make_console()) else 1
 
 
 def cmd_autograde(args) -> int:
@@ -60,11 +60,11 @@ def cmd_autograde(args) -> int:
         try:
             client_security(course, args.scheduler, insecure=args.insecure_scheduler)  # refuse before any work
             return run_autograde(course, args.assignments, workers=args.workers, force=args.force,
-                                 console=Console(), scheduler=args.scheduler,
+                                 console=make_console(), scheduler=args.scheduler,
                                  insecure_scheduler=args.insecure_scheduler)
         except (ClusterSetupError, InsecureSchedulerError) as exc:
             raise SystemExit(f"error: {exc}") from None
-    return run_autograde(course, args.assignments, workers=args.workers, force=args.force, console=Console())
+    return run_autograde(course, args.assignments, workers=args.workers, force=args.force, console=make_console())
 
 
 def cmd_feedback(args) -> int:
@@ -78,17 +78,22 @@ def cmd_feedback(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from grader.report import build_report, render
+    from grader.report import build_report, gradebook_assignments, render
     from grader.reporting import write_report
 
     if bool(args.assignment) == bool(args.all):
         raise SystemExit("error: name one ASSIGNMENT or pass --all")
     course = _course(args)
-    assignments = list(ASSIGNMENTS) if args.all else [args.assignment]
+    known = gradebook_assignments(course)
+    if args.assignment and args.assignment not in known:
+        raise SystemExit(f"error: {args.assignment!r} is not an assignment of this course's gradebook "
+                         f"({', '.join(known) or 'it has none yet'}); release it first "
+                         "(nbgrader generate_assignment) or check the spelling")
+    assignments = known if args.all else [args.assignment]
     assignments = [a for a in assignments if course.students(a) or not args.all]
     if not assignments:
         raise SystemExit(f"error: no submissions in {course.root / 'submitted'}; grade a class first")
-    console = Console()
+    console = make_console()
     for assignment in assignments:
         render(build_report(course, assignment), console)
     page, table = write_report(course, assignments, Path(args.output) if args.output else None)
@@ -143,7 +148,7 @@ def cmd_export(args) -> int:
 def cmd_demo(args) -> int:
     from grader.demo import run_demo
 
-    return run_demo(Path(args.dir) if args.dir else None, workers=args.workers, console=Console())
+    return run_demo(Path(args.dir) if args.dir else None, workers=args.workers, console=make_console())
 
 
 def cmd_doctor(args) -> int:
@@ -257,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
 
     p = sub.add_parser("report", help="class report: terminal tables, an HTML page and a CSV of its tables")
-    p.add_argument("assignment", nargs="?", choices=list(ASSIGNMENTS), help="the assignment to report on")
+    p.add_argument("assignment", nargs="?", help="the assignment to report on (any of the gradebook)")
     p.add_argument("--all", action="store_true", help="one page for every assignment with submissions")
     p.add_argument("--output", default=None, metavar="PAGE.html",
                    help="where to write the page (default: reports/<ASSIGNMENT>.html or reports/class-report.html)")
@@ -281,7 +286,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("demo", help="run the whole job end to end on a simulated class")
-    p.add_argument("--dir", default=None, help="course folder to create (default: a temporary one)")
+    p.add_argument("--dir", default=None,
+                   help="the demo's course folder (default: demo-course/ in the checkout; replaced on each run)")
     p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
     p.set_defaults(func=cmd_demo)
 

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 
 from grader import nbgrader_runner
 from grader.course import ASSIGNMENTS, create_course
+from grader.demo_folder import DEFAULT_DEMO_FOLDER, DemoFolderError, prepare_demo_folder, shown_path
 from grader.parallel import grade_class
+from grader.privileges import demo_refusal
 from grader.release import generate_release
 from grader.report import build_report, render
 from grader.reporting import write_report
@@ -30,26 +32,45 @@ from grader.simulated_class import simulated_class
 from grader.submissions import write_submission
 
 
+#: The demo's section titles, in order (short enough for an 80-column terminal).
+STEPS = ("1. The lessons' claims, recomputed", "2. A course folder; all four assignments released",
+         "3. A simulated class hands in", "4. Grading (parallel), feedback, export",
+         "5. A student hands in; grader watch gives feedback", "6. Class reports")
+
+
 def run_demo(directory: Path | None, workers: int | None, console: Console) -> int:
-    """Run the whole job; 0 when every step worked (a student's bad notebook is not a failure)."""
+    """Run the whole job; 0 when every step worked (a student's bad notebook is not a failure).
+
+    directory: the demo's course folder (default ``demo-course/`` in the checkout), replaced on
+    each run (``grader.demo_folder``).
+    """
     from solutions.repro import main as repro_main
 
-    console.rule("1. The lessons' claims, recomputed by the reference package")
-    if repro_main([]) != 0:
+    refusal = demo_refusal() or missing_layers_refusal()
+    if refusal:
+        console.print(Text(refusal, style="red"), soft_wrap=True)
+        return 1
+    try:
+        folder = prepare_demo_folder(directory or DEFAULT_DEMO_FOLDER)
+    except DemoFolderError as exc:
+        console.print(Text(f"error: {exc}", style="red"))
+        return 1
+    console.print(Text(f"The demo's course folder: {shown_path(folder)} (replaced on each run)",
+                       style="bold"), soft_wrap=True)
+
+    console.rule(STEPS[0])
+    if repro_main([], console=console) != 0:
         console.print("[red]a claim of the lessons is not reproduced; fix solutions/ first[/red]")
         return 1
 
-    scratch = None
-    if directory is None:
-        scratch = tempfile.mkdtemp(prefix="scaled-attention-lab-")
-        directory = Path(scratch)
-    course = create_course(directory)
-    console.rule(f"2. Course folder {course.root}")
+    course = create_course(folder)
+    console.rule(STEPS[1])
+    console.print(Text(f"course folder: {course.root}"), soft_wrap=True)
     for assignment in ASSIGNMENTS:
         generate_release(course, assignment)
         console.print(f"released {assignment}")
 
-    console.rule("3. A simulated class hands in")
+    console.rule(STEPS[2])
     handed_in = simulated_class(course)
     for student, assignment, notebook in handed_in:
         # a str is a deliberately unreadable file, handed in as it is
@@ -57,13 +78,11 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
         write_submission(course, student, assignment, handed)
     console.print(f"{len(handed_in)} submissions from {len({s for s, _, _ in handed_in})} students")
 
-    console.rule("4. Grading (parallel), feedback, export")
+    console.rule(STEPS[3])
     for assignment in ASSIGNMENTS:
         started = time.perf_counter()
         outcomes = grade_class(course, assignment, workers=workers)
-        ungradable = [o for o in outcomes if not o.graded]
-        console.print(f"{assignment}: {len(outcomes)} graded in {time.perf_counter() - started:.1f} s"
-                      + (f", {len(ungradable)} ungradable" if ungradable else ""))
+        console.print(graded_line(assignment, outcomes, time.perf_counter() - started))
         result = nbgrader_runner.generate_feedback(course, assignment)
         if not result["success"]:
             console.print(f"[red]feedback for {assignment} failed[/red]\n{result.get('log')}")
@@ -74,13 +93,13 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
         console.print(f"[red]nbgrader export failed[/red]\n{export.stderr}")
         return 1
 
-    console.rule("5. A student hands in through nbgrader's exchange; grader watch gives feedback")
+    console.rule(STEPS[4])
     from grader.service.demo import show_student_loop
 
     if show_student_loop(course, console) != 0:
         return 1
 
-    console.rule("6. Class reports")
+    console.rule(STEPS[5])
     for assignment in ASSIGNMENTS:
         render(build_report(course, assignment), console)
         render_similarity(similar_pairs(course, assignment), console)
@@ -88,4 +107,39 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     console.print(f"\ngrades: {course.root / 'grades.csv'}\nfeedback pages: {course.root / 'feedback'}"
                   f"\nclass report tables: {table}", soft_wrap=True, highlight=False)
     console.print(f"class report (open in a browser): {page}", soft_wrap=True, highlight=False)
+    console.print(Text(next_steps(course.root)), soft_wrap=True)
     return 0
+
+
+def missing_layers_refusal() -> str | None:
+    """As root: None when every sandbox layer works here, else which are missing and why (the
+    course config grades only with all of them, ``c.SandboxedExecute.require_sandbox``)."""
+    from grader.sandbox.layers import detect_layers
+
+    missing = detect_layers().missing
+    if not missing:
+        return None
+    return ("grader demo stops here: the course grades only in a complete sandbox, and these layers "
+            "are missing on this machine:\n" + "\n".join(f"  {layer}: {why}" for layer, why in missing.items())
+            + "\n`grader doctor` probes each layer; in a container, allow unshare and mounts "
+            "(--security-opt seccomp=unconfined, or --privileged).")
+
+
+def graded_line(assignment: str, outcomes, seconds: float) -> str:
+    """``02_softmax: 6 graded, 1 ungradable in 12.3 s`` (the ungradable are not counted as graded)."""
+    ungradable = sum(not o.graded for o in outcomes)
+    text = f"{assignment}: {len(outcomes) - ungradable} graded"
+    return text + (f", {ungradable} ungradable" if ungradable else "") + f" in {seconds:.1f} s"
+
+
+def next_steps(root: Path) -> str:
+    """Where the demo's course is and the commands to try there next."""
+    venv_bin = Path(sys.executable).parent
+    return (f"\nThe demo's course folder is {shown_path(root)} (the next `make demo` replaces it). "
+            f"Try, from there:\n"
+            f"  cd {shown_path(root)} && . {venv_bin / 'activate'}\n"
+            "  grader report 02_softmax              # the class report of one assignment again\n"
+            "  grader autograde 02_softmax           # nothing to grade: every submission is unchanged\n"
+            "  grader autograde 02_softmax --force   # grade the class again\n"
+            "  nbgrader generate_feedback 02_softmax --force   # feedback pages, with plain nbgrader\n"
+            "  grader doctor                         # which sandbox protections are active here")

@@ -29,6 +29,7 @@ import uuid
 from rich.console import Console
 from rich.table import Table
 
+from grader.console import make_console
 from grader.sandbox import SandboxPolicy, doctor_checks, leftovers
 from grader.sandbox import layers as L
 from grader.sandbox.launcher import processes_with_marker
@@ -331,7 +332,7 @@ def print_table(rows: list[Finding], console: Console | None = None) -> None:
     for finding in rows:
         status = "[green]active[/]" if finding.active else "[red]unavailable[/]"
         table.add_row(finding.protection, status, finding.detail)
-    (console or Console()).print(table)
+    (console or make_console()).print(table)
 
 
 def privacy_findings(course_root: str) -> list[Finding]:
@@ -442,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         findings, run, leftovers = attack(policy)
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
-        Console(stderr=True).print(f"[red]grader doctor: the sandbox could not run at all:[/] "
+        make_console(stderr=True).print(f"[red]grader doctor: the sandbox could not run at all:[/] "
                                    f"{exc}")
         if privacy:
             print_table(privacy)

@@ -16,6 +16,7 @@ A submission that nbgrader cannot grade is recorded as ungradable with its reaso
 """
 from __future__ import annotations
 
+import json
 import logging
 import multiprocessing
 import os
@@ -170,13 +171,34 @@ def unreadable_reason(path: Path) -> str | None:
     try:
         notebook = nbformat.read(path, as_version=4)
     except Exception as exc:  # nbformat raises several unrelated types for unreadable files
-        return (f"{path.name} is not a readable notebook ({type(exc).__name__}: {str(exc)[:200]}); "
-                "resubmit the file saved by Jupyter.")
+        # A JSON problem is told in words: nbformat's message quotes the file's first bytes.
+        problem = _json_problem(path) or f"{type(exc).__name__}: {str(exc)[:200]}"
+        return f"{path.name} is not a readable notebook: {problem}; resubmit the file saved by Jupyter."
     try:
         nbformat.validate(notebook)
     except nbformat.ValidationError as exc:
         return f"{path.name} is not a valid notebook ({exc.message[:200]}); resubmit the file saved by Jupyter."
     return None
+
+
+def _json_problem(path: Path) -> str | None:
+    """Why a file is not a JSON object, in words (never quoting the file); None when it is one."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"the file is not UTF-8 text (byte {exc.start} is not), so Jupyter did not save it"
+    except OSError as exc:
+        return f"the file cannot be read ({exc.strerror})"
+    if not text.strip():
+        return "the file is empty"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(text.rstrip()):
+            return (f"the file stops in the middle of the notebook (after {exc.lineno} lines), as a file "
+                    "cut off while it was saved or copied does")
+        return f"the file is not valid JSON from line {exc.lineno}, column {exc.colno} on ({exc.msg.lower()})"
+    return None if isinstance(value, dict) else "the file is JSON but holds no notebook"
 
 
 # nbgrader's log can hold text from the submission (a huge timestamp.txt ends up in a parse error):

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from grader.console import make_console
 from grader.course import Course
 from grader.ungradable import ungradable_reason
 from grader.verdicts import read_verdict_records
@@ -88,25 +89,34 @@ def build_report(course: Course, assignment: str) -> ClassReport:
 
 
 def _verdicts(course: Course, assignment: str, student: str) -> tuple[dict[str, dict], int]:
-    """(check name -> trusted verdict record, number of records ignored) of one autograded notebook."""
-    path = course.autograded_notebook(student, assignment)
-    if not path.is_file() or path.is_symlink():
-        return {}, 0
-    try:
-        notebook = nbformat.read(path, as_version=4)
-        records, ignored = {}, 0
-        for cell in notebook.cells:
-            trusted, forged = read_verdict_records(cell)
-            ignored += forged
-            records.update((record["check"], record) for record in trusted)
-        return records, ignored
-    except Exception:  # a damaged autograded notebook is that student's problem only
-        return {}, 1
+    """(check name -> trusted verdict record, number of records ignored) of a student's autograded
+    notebooks of ``assignment`` (every ``.ipynb`` in ``autograded/<student>/<assignment>/``)."""
+    folder = course.root / "autograded" / student / assignment
+    records, ignored = {}, 0
+    paths = sorted(folder.glob("*.ipynb")) if folder.is_dir() and not folder.is_symlink() else []
+    for path in paths:
+        if not path.is_file() or path.is_symlink():
+            continue
+        try:
+            notebook = nbformat.read(path, as_version=4)
+            for cell in notebook.cells:
+                trusted, forged = read_verdict_records(cell)
+                ignored += forged
+                records.update((record["check"], record) for record in trusted)
+        except Exception:  # a damaged autograded notebook is that student's problem only
+            ignored += 1
+    return records, ignored
+
+
+def gradebook_assignments(course: Course) -> list[str]:
+    """The assignment names nbgrader's gradebook of ``course`` knows, sorted."""
+    with Gradebook(course.db_url) as gb:
+        return sorted(assignment.name for assignment in gb.assignments)
 
 
 def render(report: ClassReport, console: Console | None = None) -> None:
     """Print the per-student table, the score distribution, pass rates and misconceptions."""
-    console = console or Console()
+    console = console or make_console()
     students = Table(title=f"{report.assignment}: per-student summary")
     for column in ("student", "score", "status", "first problem"):
         students.add_column(column)
@@ -128,11 +138,15 @@ def render(report: ClassReport, console: Console | None = None) -> None:
         histogram.add_row(label, f"{'█' * n} {n}")
     console.print(histogram)
 
-    rates = Table(title="per-check pass rates")
+    from grader.reporting.analysis import summarize
+
+    rates = Table(title="per-check pass rates, hardest first")
     rates.add_column("check")
-    rates.add_column("full marks")
-    for name, (passed, seen) in report.pass_rates().items():
-        rates.add_row(Text(name), f"{passed}/{seen} ({100 * passed / seen:.0f} %)")
+    rates.add_column("full marks", justify="right")
+    rates.add_column("discrimination", justify="right")
+    for row in summarize(report).checks:
+        rates.add_row(Text(row.check), f"{row.passed}/{row.graded} ({100 * row.pass_rate:.0f} %)",
+                      "n/a" if row.discrimination is None else f"{row.discrimination:+.2f}")
     console.print(rates)
 
     common = Table(title="most common misconceptions")

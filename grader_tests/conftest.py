@@ -22,6 +22,17 @@ from graded_class import graded_class  # noqa: E402,F401
 os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
 
 
+# Fixtures that run real nbgrader (a generated course) or a real browser: a test that uses one,
+# directly or through another fixture, is slow (`make quicktest` leaves it out).
+SLOW_FIXTURES = frozenset({"released_course_template", "graded_class", "browser", "course_hub"})
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def released_course_template(tmp_path_factory) -> Course:
     """A course with all four assignments generated (gradebook + release). Do not modify: copy it."""

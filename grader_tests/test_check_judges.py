@@ -12,7 +12,7 @@ from check_harness import judge
 
 import solutions
 from grader.checks import all_checks, attention, readout
-from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_SHAPE, WRONG_TYPE
+from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_CHOICE, WRONG_SHAPE, WRONG_TYPE
 from grader.checks.common import STANDARD_ERRORS
 from grader.checks.softmax import REFERENCE_TRIAL_FACTOR, SATURATION_KEYS, saturation_band
 from grader.checks.variance import mc_band
@@ -132,6 +132,13 @@ def saturation_drawing_keys_first(d_k, n_keys, n_trials, scale, rng, *, divide=T
 @pytest.mark.parametrize("choice", ["A", "C", "D"])
 def test_each_wrong_choice_of_culprit_scores_zero(choice):
     assert judge(BY_NAME["answer_culprit"], {"answer_culprit": choice}).fraction == 0.0
+
+
+@pytest.mark.parametrize("choice", ["A", "C", "D"])
+def test_a_wrong_choice_of_culprit_is_named_not_the_right_choice(choice):
+    verdict = judge(BY_NAME["answer_culprit"], {"answer_culprit": choice})
+    assert verdict.stage == WRONG_CHOICE and verdict.problem.startswith("not the right choice: ")
+    assert "inaccurate" not in verdict.problem
 
 
 def test_culprit_letter_is_read_regardless_of_case_and_spaces():

@@ -402,7 +402,7 @@ def claims_table(results: Sequence[ClaimResult]) -> Table:
     return table
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, console: Console | None = None) -> int:
     """Print the claims table; return 0 when every claim is reproduced, else 1."""
     parser = argparse.ArgumentParser(prog="python -m solutions.repro", description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of every Monte-Carlo claim")
@@ -410,9 +410,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # σ, √ and 接下来 on a terminal that cannot show them
     results = run_claims(arguments.seed)
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=160)  # a log or pipe: keep one line per check
+    from grader.console import make_console
+
+    console = console or make_console()
     console.print(claims_table(results))
     failed = [result.claim for result in results if not result.passed]
     console.print(f"{len(results) - len(failed)} of {len(results)} claims reproduced (seed {arguments.seed}).")

@@ -29,9 +29,10 @@ WRONG_TYPE = "wrong type"
 WRONG_SHAPE = "wrong shape"
 NOT_FINITE = "not finite"
 INACCURATE = "inaccurate"
+WRONG_CHOICE = "not the right choice"  # a multiple-choice item: the letter of another option
 MISSED_BAD_INPUT = "accepted bad input"
 STAGES = (NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, RAISED, WRONG_TYPE, WRONG_SHAPE, NOT_FINITE, MISSED_BAD_INPUT,
-          INACCURATE)
+          INACCURATE, WRONG_CHOICE)
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     """'1 value', '3 values' (``plural_form`` for irregular nouns)."""
@@ -397,7 +398,7 @@ def compare_answer(expected, wire, rtol: float, atol: float, what: str = "the va
         if kind != "str":
             return WRONG_TYPE, f"{what} should be a string (one letter), but it is {_describe(wire)}."
         if wire["v"].strip().upper() != expected.strip().upper():
-            return INACCURATE, f"{what} is not the right choice."
+            return WRONG_CHOICE, f"{what} names another of the options."
         return None
     if "repr" in wire or kind in ("str", "NoneType", "dict"):
         return WRONG_TYPE, f"{what} should be numbers, but it is {_describe(wire)}."

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.verdicts import probe_cells_from_gradebook, verdict_records
 
 SUMMARY_CELL_ID = "feedback-summary"
@@ -30,18 +31,24 @@ NOT_ATTEMPTED_NOTE = "Not attempted yet: this cell still raises NotImplementedEr
 CALLS_A_STUB_NOTE = ("This cell did not run to the end: it uses a function that is not written yet "
                      "(it still raises NotImplementedError).\n")
 
-#: Appended to the page's inline CSS: verdicts wrap; nbgrader's "Test cell" list gives way to the summary.
-PAGE_CSS = """
-div.output_area pre, div.output_text pre { white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; }
-div#toc { display: none; }
-table.feedback-summary { width: 100%; margin: 0.5em 0 1em 0; border-collapse: collapse; }
-table.feedback-summary th, table.feedback-summary td { padding: 0.3em 0.6em; border-bottom: 1px solid #ddd;
-  vertical-align: top; text-align: left; white-space: nowrap; }
-table.feedback-summary td.status { white-space: normal; overflow-wrap: anywhere; width: 100%; }
-tr.passed td.status { color: #2f7d32; }
-tr.failed td.status { color: #b3261e; }
-p.fix-first { font-size: 1.1em; padding: 0.5em 0.8em; background: #fff4e5; border-left: 4px solid #e08a00; }
-p.all-passed { font-size: 1.1em; padding: 0.5em 0.8em; background: #edf7ed; border-left: 4px solid #2f7d32; }
+#: Appended to the page's inline CSS: fonts with CJK glyphs; verdicts wrap; markdown tables have
+#: padded cells; nbgrader's "Test cell" list gives way to the summary.
+PAGE_CSS = f"""
+body, div.text_cell_render, div.rendered_html {{ font-family: {PAGE_FONT_STACK}; }}
+pre, code, kbd, samp, div.input_area, div.output_area pre {{ font-family: {PAGE_MONOSPACE_STACK}; }}
+div.text_cell_render table:not(.feedback-summary) {{ border-collapse: collapse; margin: 0.5em 0; }}
+div.text_cell_render table:not(.feedback-summary) :is(th, td) {{ padding: 0.3em 0.8em;
+  border: 1px solid #ccc; text-align: left; vertical-align: top; }}
+div.output_area pre, div.output_text pre {{ white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; }}
+div#toc {{ display: none; }}
+table.feedback-summary {{ width: 100%; margin: 0.5em 0 1em 0; border-collapse: collapse; }}
+table.feedback-summary th, table.feedback-summary td {{ padding: 0.3em 0.6em; border-bottom: 1px solid #ddd;
+  vertical-align: top; text-align: left; white-space: nowrap; }}
+table.feedback-summary td.status {{ white-space: normal; overflow-wrap: anywhere; width: 100%; }}
+tr.passed td.status {{ color: #2f7d32; }}
+tr.failed td.status {{ color: #b3261e; }}
+p.fix-first {{ font-size: 1.1em; padding: 0.5em 0.8em; background: #fff4e5; border-left: 4px solid #e08a00; }}
+p.all-passed {{ font-size: 1.1em; padding: 0.5em 0.8em; background: #edf7ed; border-left: 4px solid #2f7d32; }}
 """
 
 

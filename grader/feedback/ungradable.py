@@ -10,6 +10,7 @@ import html
 from pathlib import Path
 
 from grader.course import Course, notebook_name
+from grader.fonts import PAGE_FONT_STACK
 
 WHAT_TO_DO = (
     "Open your notebook in Jupyter and check that it opens without an error. If it does, save it "
@@ -24,7 +25,7 @@ PAGE = """<!DOCTYPE html>
 <meta charset="utf-8">
 <title>{title}</title>
 <style>
-body {{ font-family: sans-serif; max-width: 48em; margin: 2em auto; padding: 0 1em; line-height: 1.5; }}
+body {{ font-family: {font_stack}; max-width: 48em; margin: 2em auto; padding: 0 1em; line-height: 1.5; }}
 .reason {{ white-space: pre-wrap; overflow-wrap: anywhere; background: #fdecea; border-left: 4px solid #b3261e;
   padding: 0.6em 0.9em; }}
 .todo {{ background: #fff4e5; border-left: 4px solid #e08a00; padding: 0.6em 0.9em; }}
@@ -45,7 +46,7 @@ body {{ font-family: sans-serif; max-width: 48em; margin: 2em auto; padding: 0 1
 def ungradable_page(assignment: str, reason: str) -> str:
     """The page's HTML; ``reason`` is escaped."""
     title = f"{notebook_name(assignment)}.ipynb ({assignment}): not graded"
-    return PAGE.format(title=html.escape(title), reason=html.escape(reason.strip()),
+    return PAGE.format(font_stack=PAGE_FONT_STACK, title=html.escape(title), reason=html.escape(reason.strip()),
                        what_to_do=html.escape(WHAT_TO_DO))
 
 

@@ -15,6 +15,8 @@ from typing import Sequence
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
+from grader.fonts import figure_font_family
+
 # One restrained palette: the lesson pages' blue for the main series, a warm red for trouble.
 BLUE, RED, GREY, GREEN = "#3b6ea8", "#c8553d", "#9aa5b1", "#4c956c"
 _STYLE = {
@@ -30,6 +32,11 @@ _STYLE = {
 }
 
 
+def _style() -> dict:
+    """The report's style with a font family that has the glyphs of Chinese labels too."""
+    return {**_STYLE, "font.family": list(figure_font_family())}
+
+
 def _data_uri(figure: Figure) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
@@ -42,7 +49,7 @@ def _height_for(n_rows: int) -> float:
 
 def score_histogram(bins: Sequence[tuple[str, int]], title: str = "Score distribution") -> str:
     """Bars of students per score range; bins: (label such as "80–100 %", number of students)."""
-    with rc_context(_STYLE):
+    with rc_context(_style()):
         figure = Figure(figsize=(5.2, 2.8))
         axes = figure.subplots()
         labels = [label for label, _ in bins]
@@ -59,7 +66,7 @@ def score_histogram(bins: Sequence[tuple[str, int]], title: str = "Score distrib
 
 def pass_rates(rows: Sequence[tuple[str, int, int]], title: str = "Full marks per check (hardest first)") -> str:
     """Horizontal bars of the share of students with full marks; rows: (check, passed, graded), hardest first."""
-    with rc_context(_STYLE):
+    with rc_context(_style()):
         figure = Figure(figsize=(5.4, _height_for(len(rows))))
         axes = figure.subplots()
         names = [name for name, _, _ in rows][::-1]
@@ -76,7 +83,7 @@ def pass_rates(rows: Sequence[tuple[str, int, int]], title: str = "Full marks pe
 def discrimination(rows: Sequence[tuple[str, float | None]],
                    title: str = "Item discrimination (top third − bottom third)") -> str:
     """Horizontal bars of D in [-1, 1] per check; rows: (check, D or None when the class is too small)."""
-    with rc_context(_STYLE):
+    with rc_context(_style()):
         figure = Figure(figsize=(5.4, _height_for(len(rows))))
         axes = figure.subplots()
         names = [name for name, _ in rows][::-1]
@@ -95,7 +102,7 @@ def discrimination(rows: Sequence[tuple[str, float | None]],
 
 def grading_times(seconds: Sequence[float], title: str = "Grading time per submission") -> str:
     """A histogram of seconds per submission (no student names: the table beside it has them)."""
-    with rc_context(_STYLE):
+    with rc_context(_style()):
         figure = Figure(figsize=(5.2, 2.8))
         axes = figure.subplots()
         if seconds:

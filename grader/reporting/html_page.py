@@ -5,7 +5,8 @@ The page has no script and loads nothing: styles are inline, figures are SVG dat
 (``default-src 'none'; style-src 'unsafe-inline'; img-src data:``), so it opens from a file or an
 e-mail attachment and shows the same offline. Student ids, ungradable reasons, check and
 misconception names and exception messages are student-controlled: the jinja2 environment
-autoescapes every value, and only the figure URIs (built here from base64) are inserted as they are.
+autoescapes every value, and only the figure URIs (built here from base64) and the font stacks
+(constants of ``grader.fonts``) are inserted as they are.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.reporting import figures
 from grader.reporting.analysis import AssignmentSummary
 from grader.similarity import report as similarity_report
@@ -93,7 +95,8 @@ def render_page(summaries: list[AssignmentSummary], course_name: str = "") -> st
                                    "median": times[len(times) // 2] if times else None,
                                    "max": times[-1] if times else None}})
     template = _environment().get_template("report.html.j2")
-    return template.render(sections=sections, csp=CONTENT_SECURITY_POLICY, course_name=course_name,
+    return template.render(sections=sections, csp=CONTENT_SECURITY_POLICY, font_stack=PAGE_FONT_STACK,
+                           monospace_stack=PAGE_MONOSPACE_STACK, course_name=course_name,
                            generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
 

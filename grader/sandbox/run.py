@@ -256,7 +256,7 @@ class SandboxRun:
             "HOME": SANDBOX_HOME,
             "TMPDIR": SANDBOX_TMP,
             "LANG": "C.UTF-8",
-            "MPLBACKEND": "Agg",
+            "MPLBACKEND": "module://matplotlib_inline.backend_inline",
             "PYTHONNOUSERSITE": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
         }

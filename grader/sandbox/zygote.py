@@ -64,13 +64,15 @@ MS_PRIVATE = 1 << 18
 PR_SET_PDEATHSIG = 1
 
 # What a kernel imports before and while answering its first request (measured with sys.modules),
-# and the notebooks' own imports.
+# and the notebooks' own imports. The inline backend (package matplotlib_inline) is left to the
+# kernel: on import it connects itself to the running IPython shell (figures as PNG, shown after
+# each cell), which the zygote does not have; only its dependencies are preloaded.
 PRELOADED_MODULES = ("numpy", "numpy.random", "matplotlib", "matplotlib.pyplot",
                      "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell",
                      "ipykernel.debugger", "IPython.extensions", "sqlite3", "pdb", "pydoc",
                      "http.server", "xmlrpc.server", "mimetypes", "secrets", "faulthandler",
                      "tornado.queues", "tornado.locks", "matplotlib.backends.backend_agg",
-                     "matplotlib_inline.backend_inline", "PIL.PngImagePlugin")
+                     "IPython.core.pylabtools", "IPython.display", "PIL.PngImagePlugin")
 
 
 # ===================================================================== grading process side

@@ -14,11 +14,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from grader.course import Course, notebook_name
+from grader.fonts import PAGE_FONT_STACK
 from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<style>body{{font-family:sans-serif;max-width:46em;margin:2em auto;line-height:1.5}}
+<style>body{{font-family:{font_stack};max-width:46em;margin:2em auto;line-height:1.5}}
 .status{{padding:.8em 1em;border-left:.4em solid {colour};background:#f6f6f6}}</style></head>
 <body><h1>{title}</h1>
 <p>Student <b>{student}</b>, assignment <b>{assignment}</b>, handed in {handed_in}.</p>
@@ -39,7 +40,7 @@ def render(student: str, assignment: str, timestamp: str, headline: str, detail:
     return _PAGE.format(title=html.escape(f"{assignment}: {headline}"), student=html.escape(student),
                         assignment=html.escape(assignment), handed_in=html.escape(timestamp),
                         headline=html.escape(headline), detail=html.escape(detail),
-                        todo=html.escape(todo), colour="#d9a400" if waiting else "#c0392b")
+                        todo=html.escape(todo), font_stack=PAGE_FONT_STACK, colour="#d9a400" if waiting else "#c0392b")
 
 
 def place(course: Course, student: str, assignment: str, archive: Path, page: str,

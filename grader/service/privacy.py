@@ -36,6 +36,12 @@ class Problem:
     def __str__(self) -> str:
         return f"{self.path} ({self.what}) has mode {self.mode:04o}: run `{self.command}`"
 
+    def done(self) -> str:
+        """What :func:`fix` did about it, in the past tense."""
+        action = "added the sticky bit" if self.command.startswith("chmod +t") else \
+            "closed to other accounts"
+        return f"{action}: {self.path} ({self.what}), mode {self.mode:04o} -> {_mode(self.path):04o}"
+
 
 def _mode(path: Path) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)

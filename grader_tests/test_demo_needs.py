@@ -1,0 +1,60 @@
+"""A demo that cannot grade here stops at once, naming what is missing and the ways on."""
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from grader.course import REPO_ROOT
+from grader.demo import run_demo
+from grader.privileges import ROOT_LAYERS, demo_refusal
+
+NOBODY = 65534
+
+
+def test_as_an_ordinary_user_the_demo_names_every_missing_layer_and_the_ways_on():
+    message = demo_refusal(euid=1000, platform="linux")
+    assert "needs root" in message and "uid 1000" in message
+    assert all(layer in message for layer in ROOT_LAYERS)
+    assert "sudo make demo" in message and "grader doctor" in message
+
+
+def test_as_root_on_linux_the_demo_is_not_refused():
+    assert demo_refusal(euid=0, platform="linux") is None
+
+
+def test_a_refused_demo_stops_before_its_first_step_and_makes_no_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    console = Console(record=True, width=100, file=io.StringIO())
+    assert run_demo(tmp_path / "demo-course", workers=1, console=console) == 1
+    text = console.export_text()
+    assert "grader demo stops here" in text and "claims" not in text
+    assert not (tmp_path / "demo-course").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None or not Path("/usr/bin/python3.11").exists(),
+                    reason="needs root, setpriv and /usr/bin/python3.11 to run make as another user")
+def test_make_demo_as_an_ordinary_user_stops_before_installing_anything():
+    # A checkout the other user can reach: a pytest tmp_path sits under a folder only root enters.
+    checkout = Path(tempfile.mkdtemp(prefix="demo-needs-"))
+    try:
+        (checkout / "grader").mkdir()
+        for name in ("Makefile", "pyproject.toml", "grader/__init__.py", "grader/privileges.py"):
+            shutil.copy(REPO_ROOT / name, checkout / name)
+            os.chmod(checkout / name, 0o644)
+        for path in (checkout, checkout / "grader"):
+            os.chmod(path, 0o777)
+        run = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                              "make", "demo", "PYTHON=/usr/bin/python3.11"], cwd=checkout,
+                             capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
+        assert run.returncode != 0
+        assert f"needs root on Linux, and this process runs as uid {NOBODY}" in run.stderr
+        assert not (checkout / ".venv").exists()
+    finally:
+        shutil.rmtree(checkout, ignore_errors=True)
