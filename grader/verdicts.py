@@ -36,6 +36,8 @@ from grader.checks import get_check, reference_cache
 from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
 from grader.course import Course
 from grader.seeds import course_secret, notebook_fingerprint, submission_seed
+from grader.variants import NUMBERS_CELL, with_graded_student
+from solutions.variants import numbers_for
 
 PROBE_CALL = re.compile(r"""^\s*probe\(\s*["'](?P<name>\w+)["']\s*\)\s*$""", re.MULTILINE)
 METADATA_KEY = "scaled_attention_lab"
@@ -100,6 +102,9 @@ class PrepareProbes(CoursePreprocessor):
         info = resources["nbgrader"]
         trusted = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"])
         seed = self.seed if self.seed is not None else self.submission_seed(nb, info)
+        # The student's numbers come from the id nbgrader recorded, never from the kernel (grader.variants).
+        numbers = numbers_for(info["student"])
+        set_numbers_cell_student(nb, info)
         for cell in nb.cells:
             # Only the plans written here may be judged: a submitted notebook can carry this key too.
             cell.metadata.pop(METADATA_KEY, None)
@@ -121,6 +126,8 @@ class PrepareProbes(CoursePreprocessor):
                 "cases": [case.to_wire() for case in cases],
                 "source": source,
             }
+            if check.kind == "value":
+                cell.metadata[METADATA_KEY]["numbers"] = numbers[check.name]
             cell.source = injected_source(check.plan(cases, token))
         return nb, resources
 
@@ -128,6 +135,27 @@ class PrepareProbes(CoursePreprocessor):
         """The seed of this submission's inputs (``grader.seeds``); the notebook is as sanitized."""
         secret = course_secret(self.state_dir())
         return submission_seed(secret, info["student"], info["assignment"], info["notebook"], notebook_fingerprint(nb))
+
+
+def set_numbers_cell_student(nb, info) -> None:
+    """Give the ``my_numbers`` cell the submission's student id, in the instructor's source from the gradebook.
+
+    The sandboxed kernel runs under another account, so without this the student's code would compute
+    from someone else's numbers. A notebook without that cell is left as it is.
+    """
+    with Gradebook(info["db_url"]) as gb:
+        try:
+            notebook = gb.find_notebook(info["notebook"], info["assignment"])
+        except MissingEntry:
+            return
+        sources = {cell.name: cell.source for cell in notebook.source_cells if cell.name == NUMBERS_CELL}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade_id") == NUMBERS_CELL \
+                and NUMBERS_CELL in sources:
+            try:
+                cell.source = with_graded_student(sources[NUMBERS_CELL], info["student"])
+            except ValueError as exc:
+                raise ProbeConfigError(str(exc)) from None
 
 
 def probe_cells_from_gradebook(db_url, notebook_id, assignment_id) -> dict[str, tuple[str, float]]:
@@ -203,7 +231,7 @@ def judge_cell(outputs, record) -> Verdict:
     except Exception as exc:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read this cell's report ({exc}).")
     try:
-        return check.decide(cases, report)
+        return check.decide(cases, report, record.get("numbers"))
     except Exception as exc:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read your function's output ({exc}).")
 
