@@ -179,16 +179,74 @@ class DecideVerdicts(CoursePreprocessor):
         reference_cache.use_folder(Course(Path(root)).state_dir if root else None)
         verdicts = resources.setdefault("verdicts", {})
         stubs = released_stubs(nb)
+        remember = self.attempt_memory(resources) if root else None
+        answers = {}
         for cell in nb.cells:
             record = cell.metadata.pop(METADATA_KEY, None)
             if record is None:
                 continue
             points = float(cell.metadata["nbgrader"].get("points", 0))
             verdict = mark_not_attempted(judge_cell(cell.outputs, record), stubs)
+            if "numbers" in record:  # a quiz item: its answer is kept, and under immediate feedback remembered
+                answers[record["check"]] = {"answer": reported_answer(cell.outputs, record),
+                                            "passed": verdict.passed, "stage": verdict.stage}
+                if remember is not None:
+                    verdict = remember(verdict, record["check"], answers[record["check"]]["answer"])
             verdicts[cell.metadata["nbgrader"]["grade_id"]] = verdict
             cell.outputs = verdict_outputs(verdict, points)
             cell.source = record["source"]
+        if answers and root:
+            info = resources["nbgrader"]
+            write_quiz_answers(Course(Path(root)).state_dir, info["assignment"], info["student"], answers)
         return nb, resources
+
+    def attempt_memory(self, resources):
+        """``remember(verdict, item, answer) -> verdict`` under immediate feedback (grader.attempts), else None.
+
+        Only a grading run (a converter with a course) remembers; this preprocessor on its own does not.
+        """
+        from grader.attempts import Attempt, AttemptCredit, AttemptHistory, credit_with_history, submission_timestamp
+        from grader.service.policy import GradingService
+
+        info = resources["nbgrader"]
+        if not GradingService(config=self.config).feedback_is_immediate(info["assignment"]):
+            return None
+        history, policy = AttemptHistory(self.state_dir()), AttemptCredit(config=self.config)
+        timestamp = submission_timestamp(info["db_url"], info["assignment"], info["student"])
+
+        def remember(verdict, item, answer):
+            attempt = Attempt(info["assignment"], info["student"], item, timestamp, answer)
+            return credit_with_history(verdict, attempt, history, policy)
+        return remember
+
+
+def reported_answer(outputs, record) -> dict | None:
+    """The encoded value a quiz item's probe cell reported (None when it reported none, or no value)."""
+    reports = [o for o in outputs if o.get("output_type") in ("display_data", "execute_result")
+               and kernel_probe.PROBE_MIME in o.get("data", {})]
+    if len(reports) != 1:
+        return None
+    try:
+        report = json.loads(reports[0]["data"][kernel_probe.PROBE_MIME])
+        _validate_report(report, record, 0, "value")
+    except Exception:
+        return None
+    value = report.get("value")
+    return value if isinstance(value, dict) else None
+
+
+#: Where the grading side keeps each student's latest quiz answers (for the class report).
+QUIZ_ANSWERS_FOLDER = "quiz_answers"
+
+
+def write_quiz_answers(state_dir: Path, assignment: str, student: str, answers: dict) -> None:
+    """Keep ``student``'s graded quiz answers of ``assignment`` in the private ``.grader/`` folder."""
+    folder = Path(state_dir) / QUIZ_ANSWERS_FOLDER / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{student}.json"
+    temporary = target.with_suffix(".json.tmp")
+    temporary.write_text(json.dumps(answers, sort_keys=True), encoding="utf-8")
+    temporary.replace(target)
 
 
 def released_stubs(nb) -> set[str]:

@@ -181,7 +181,8 @@ class Verdict:
         if self.cases:
             lines.append(f"{self.check}: {passed} of {plural(len(self.cases), 'hidden test case')} passed.")
         else:
-            lines.append(f"{self.check}: {'passed' if self.passed else 'not passed'}.")
+            # a right answer whose credit is capped (grader.attempts) has no problem: it is still "passed"
+            lines.append(f"{self.check}: {'passed' if self.stage is None else 'not passed'}.")
         if self.problem:
             lines.append(f"First problem: {self.problem}")
         if self.misconception:

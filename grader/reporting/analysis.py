@@ -6,7 +6,8 @@ this module adds what the terminal tables leave out:
 - the lesson section to re-teach for each misconception (from the check that names it);
 - item discrimination per check (``item_discrimination``);
 - late submissions (nbgrader's gradebook: submission timestamp, due date with extension, penalty);
-- grading time per submission (``grader.reporting.timings``).
+- grading time per submission (``grader.reporting.timings``);
+- answers that fit someone else's numbers (``grader.reporting.borrowed_numbers``).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from grader.checks import all_checks
 from grader.course import Course
 from grader.report import ClassReport, build_report
+from grader.reporting.borrowed_numbers import BorrowedRow, borrowed_numbers
 from grader.reporting.timings import grading_times
 
 UNGRADABLE_PREFIX = "ungradable: "
@@ -67,6 +69,7 @@ class AssignmentSummary:
     ungradable: list[tuple[str, str]]  # (student, reason)
     late: list[LateRow]
     grading_seconds: dict[str, float] = field(default_factory=dict)  # student -> seconds
+    borrowed: list[BorrowedRow] = field(default_factory=list)  # answers that fit someone else's numbers
 
     @property
     def assignment(self) -> str:
@@ -160,4 +163,6 @@ def collect(course: Course, assignment: str) -> AssignmentSummary:
     """Build the report of ``assignment`` from the course's gradebook, autograded notebooks and records."""
     report = build_report(course, assignment)
     students = [r.student for r in report.students]
-    return summarize(report, late_submissions(course, assignment, students), grading_times(course, assignment))
+    summary = summarize(report, late_submissions(course, assignment, students), grading_times(course, assignment))
+    summary.borrowed = borrowed_numbers(course, assignment, students)
+    return summary

@@ -7,7 +7,9 @@ Columns: ``assignment, table, row, column, value``. ``table`` is one of
 - ``misconceptions``: row = "check: misconception" (most frequent first); columns check, misconception, students, lesson;
 - ``ungradable``: row = student; column reason;
 - ``late``: row = student; columns submitted, due, seconds_late, penalty;
-- ``histogram``: row = score range; column students.
+- ``histogram``: row = score range; column students;
+- ``borrowed_numbers``: row = "student: item: whose numbers"; columns student, item, whose_numbers, items
+  (answers that fit someone else's numbers).
 
 A spreadsheet's pivot table (or ``pandas.pivot``) turns any table back into its wide form.
 Cells are written as they are (the csv module quotes them); a value starting with ``=``, ``+``,
@@ -52,6 +54,10 @@ def rows(summary: AssignmentSummary) -> Iterator[tuple[str, str, str, str, objec
             yield a, "late", late.student, column, value
     for label, n in summary.report.histogram():
         yield a, "histogram", label, "students", n
+    for b in summary.borrowed:
+        for column, value in (("student", b.student), ("item", b.item), ("whose_numbers", b.whose),
+                              ("items", b.items)):
+            yield a, "borrowed_numbers", f"{b.student}: {b.item}: {b.whose}", column, value
 
 
 def _defused(value: object) -> object:
