@@ -71,10 +71,34 @@ def test_without_a_student_id_the_notebook_says_so_and_uses_the_lessons_numbers(
     assert numbers == {item: LESSON_NUMBERS[item] for item in ASSIGNMENT_ITEMS["01_variance"]}
 
 
-def test_the_student_id_is_the_login_name_nbgrader_submits_under(monkeypatch):
-    import getpass
+def test_the_student_id_is_the_login_name_nbgrader_submits_under():
+    from nbgrader.utils import get_username
 
-    assert notebook_student_id() == getpass.getuser()
+    assert notebook_student_id() == get_username()
+
+
+@pytest.mark.parametrize("hub_user", ["ada", None])
+def test_on_the_shared_jovyan_account_the_id_is_the_one_nbgrader_submits_under(monkeypatch, hub_user):
+    import pwd
+
+    from nbgrader.utils import get_username
+
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: ("jovyan",))
+    if hub_user:
+        monkeypatch.setenv("JUPYTERHUB_USER", hub_user)
+    else:
+        monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+    assert notebook_student_id() == get_username() == (hub_user or "jovyan")
+
+
+def test_a_process_without_a_login_name_has_no_student_id(monkeypatch):
+    import pwd
+
+    def no_account(uid):
+        raise KeyError(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", no_account)
+    assert notebook_student_id() is None
 
 
 def test_grading_fixes_the_student_id_in_the_numbers_cell_only_on_its_own_line():

@@ -145,10 +145,11 @@ def variant_numbers(student):
 
 
 def notebook_student_id():
-    """The id ``nbgrader submit`` records for this account (nbgrader.utils.get_username), or None.
+    """The id ``nbgrader submit`` records for this account (as nbgrader.utils.get_username), or None.
 
     The login name of the process; on the shared ``jovyan`` account of a container, JupyterHub's
-    ``JUPYTERHUB_USER``. None when there is no such name (a uid without an account, plain jovyan).
+    ``JUPYTERHUB_USER`` (``jovyan`` without it, as nbgrader). None when the process has no login
+    name (a uid without an account, or no ``pwd`` module): then nbgrader could not submit either.
     """
     try:
         import pwd
@@ -156,7 +157,7 @@ def notebook_student_id():
     except (ImportError, KeyError):
         return None
     if name == "jovyan":
-        return os.environ.get("JUPYTERHUB_USER") or None
+        name = os.environ.get("JUPYTERHUB_USER", "jovyan")
     return name or None
 
 
