@@ -129,7 +129,7 @@ def text_without_student_outputs(path) -> str:
     """The page's text without what the student's own code printed (their outputs may hold any number)."""
     soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
     for pre in soup.find_all("pre"):
-        if pre.get_text()[:2] not in ("✓ ", "✗ ") and pre.find_parent(class_="jp-OutputArea") is not None:
+        if pre.get_text()[:2] not in ("✓ ", "✗ ") and pre.find_parent(class_=("output_area", "jp-OutputArea")) is not None:
             pre.decompose()
     return soup.get_text()
 
