@@ -108,3 +108,6 @@ c.GradingService.max_waiting = 5                     # older waiting hand-ins be
 c.GradingService.max_notebook_megabytes = 5.0        # larger notebooks are ungradable (told why)
 c.GradingService.max_cells = 2000
 c.GradingService.workers = 2
+# Quiz items under immediate feedback: a right answer earns this share of the item's points after
+# 0, 1, 2, ... different wrong answers to it (grader/attempts.py; the last entry holds beyond the end).
+c.AttemptCredit.schedule = [1.0, 0.5, 0.25, 0.0]

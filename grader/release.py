@@ -10,6 +10,7 @@ from rich.console import Console
 
 from grader import nbgrader_runner
 from grader.course import REPO_ROOT, Course, create_course, notebook_name
+from grader.variants import refresh_numbers_cell
 
 
 def generate_release(course: Course, assignment: str) -> Path:
@@ -28,9 +29,14 @@ def regenerate_release(assignments: list[str], console: Console) -> bool:
     """Regenerate the repository's ``release/<id>/`` for each assignment from a scratch course.
 
     Generating in a scratch folder keeps the repository free of a gradebook; only the student
-    notebook is copied back.
+    notebook is copied back. First each source notebook's ``my_numbers`` cell is refreshed from
+    ``solutions.variants`` (``grader.variants``), so the notebooks derive the numbers as grading does.
     """
     ok = True
+    for assignment in assignments:
+        source = REPO_ROOT / "source" / assignment / f"{notebook_name(assignment)}.ipynb"
+        if refresh_numbers_cell(source):
+            console.print(f"source/{assignment}: the my_numbers cell now holds solutions.variants' derivation")
     with tempfile.TemporaryDirectory(prefix="release-") as scratch:
         course = create_course(Path(scratch))
         for assignment in assignments:

@@ -40,6 +40,8 @@ from grader.seeds import course_secret, submission_seed
 from grader.submission_fingerprint import (
     handin_files, handin_files_fingerprint, notebook_fingerprint, submission_fingerprint,
 )
+from grader.variants import NUMBERS_CELL, with_graded_student
+from solutions.variants import numbers_for
 
 PROBE_CALL = re.compile(r"""^\s*probe\(\s*["'](?P<name>\w+)["']\s*\)\s*$""", re.MULTILINE)
 METADATA_KEY = "scaled_attention_lab"
@@ -113,6 +115,9 @@ class PrepareProbes(CoursePreprocessor):
         info = resources["nbgrader"]
         trusted = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"])
         seed = self.seed if self.seed is not None else self.submission_seed(nb, info)
+        # The student's numbers come from the id nbgrader recorded, never from the kernel (grader.variants).
+        numbers = numbers_for(info["student"])
+        set_numbers_cell_student(nb, info)
         for cell in nb.cells:
             # Only the plans written here may be judged: a submitted notebook can carry this key too.
             cell.metadata.pop(METADATA_KEY, None)
@@ -134,6 +139,8 @@ class PrepareProbes(CoursePreprocessor):
                 "cases": [case.to_wire() for case in cases],
                 "source": source,
             }
+            if check.kind == "value":
+                cell.metadata[METADATA_KEY]["numbers"] = numbers[check.name]
             cell.source = injected_source(check.plan(cases, token))
         return nb, resources
 
@@ -150,6 +157,27 @@ class PrepareProbes(CoursePreprocessor):
         source = Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]))
         instructor_files = handin_files(source, coursedir.ignore)
         return handin_files_fingerprint(folder, handin_files(folder, coursedir.ignore, instructor_files))
+
+
+def set_numbers_cell_student(nb, info) -> None:
+    """Give the ``my_numbers`` cell the submission's student id, in the instructor's source from the gradebook.
+
+    The sandboxed kernel runs under another account, so without this the student's code would compute
+    from someone else's numbers. A notebook without that cell is left as it is.
+    """
+    with Gradebook(info["db_url"]) as gb:
+        try:
+            notebook = gb.find_notebook(info["notebook"], info["assignment"])
+        except MissingEntry:
+            return
+        sources = {cell.name: cell.source for cell in notebook.source_cells if cell.name == NUMBERS_CELL}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade_id") == NUMBERS_CELL \
+                and NUMBERS_CELL in sources:
+            try:
+                cell.source = with_graded_student(sources[NUMBERS_CELL], info["student"])
+            except ValueError as exc:
+                raise ProbeConfigError(str(exc)) from None
 
 
 def probe_cells_from_gradebook(db_url, notebook_id, assignment_id) -> dict[str, tuple[str, float]]:
@@ -173,16 +201,74 @@ class DecideVerdicts(CoursePreprocessor):
         reference_cache.use_folder(Course(Path(root)).state_dir if root else None)
         verdicts = resources.setdefault("verdicts", {})
         stubs = released_stubs(nb)
+        remember = self.attempt_memory(resources) if root else None
+        answers = {}
         for cell in nb.cells:
             record = cell.metadata.pop(METADATA_KEY, None)
             if record is None:
                 continue
             points = float(cell.metadata["nbgrader"].get("points", 0))
             verdict = mark_not_attempted(judge_cell(cell.outputs, record), stubs)
+            if "numbers" in record:  # a quiz item: its answer is kept, and under immediate feedback remembered
+                answers[record["check"]] = {"answer": reported_answer(cell.outputs, record),
+                                            "passed": verdict.passed, "stage": verdict.stage}
+                if remember is not None:
+                    verdict = remember(verdict, record["check"], answers[record["check"]]["answer"])
             verdicts[cell.metadata["nbgrader"]["grade_id"]] = verdict
             cell.outputs = verdict_outputs(verdict, points)
             cell.source = record["source"]
+        if answers and root:
+            info = resources["nbgrader"]
+            write_quiz_answers(Course(Path(root)).state_dir, info["assignment"], info["student"], answers)
         return nb, resources
+
+    def attempt_memory(self, resources):
+        """``remember(verdict, item, answer) -> verdict`` under immediate feedback (grader.attempts), else None.
+
+        Only a grading run (a converter with a course) remembers; this preprocessor on its own does not.
+        """
+        from grader.attempts import Attempt, AttemptCredit, AttemptHistory, credit_with_history, submission_timestamp
+        from grader.service.policy import GradingService
+
+        info = resources["nbgrader"]
+        if not GradingService(config=self.config).feedback_is_immediate(info["assignment"]):
+            return None
+        history, policy = AttemptHistory(self.state_dir()), AttemptCredit(config=self.config)
+        timestamp = submission_timestamp(info["db_url"], info["assignment"], info["student"])
+
+        def remember(verdict, item, answer):
+            attempt = Attempt(info["assignment"], info["student"], item, timestamp, answer)
+            return credit_with_history(verdict, attempt, history, policy)
+        return remember
+
+
+def reported_answer(outputs, record) -> dict | None:
+    """The encoded value a quiz item's probe cell reported (None when it reported none, or no value)."""
+    reports = [o for o in outputs if o.get("output_type") in ("display_data", "execute_result")
+               and kernel_probe.PROBE_MIME in o.get("data", {})]
+    if len(reports) != 1:
+        return None
+    try:
+        report = json.loads(reports[0]["data"][kernel_probe.PROBE_MIME])
+        _validate_report(report, record, 0, "value")
+    except Exception:
+        return None
+    value = report.get("value")
+    return value if isinstance(value, dict) else None
+
+
+#: Where the grading side keeps each student's latest quiz answers (for the class report).
+QUIZ_ANSWERS_FOLDER = "quiz_answers"
+
+
+def write_quiz_answers(state_dir: Path, assignment: str, student: str, answers: dict) -> None:
+    """Keep ``student``'s graded quiz answers of ``assignment`` in the private ``.grader/`` folder."""
+    folder = Path(state_dir) / QUIZ_ANSWERS_FOLDER / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{student}.json"
+    temporary = target.with_suffix(".json.tmp")
+    temporary.write_text(json.dumps(answers, sort_keys=True), encoding="utf-8")
+    temporary.replace(target)
 
 
 def released_stubs(nb) -> set[str]:
@@ -225,7 +311,7 @@ def judge_cell(outputs, record) -> Verdict:
     except Exception as exc:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read this cell's report ({exc}).")
     try:
-        return check.decide(cases, report)
+        return check.decide(cases, report, record.get("numbers"))
     except Exception as exc:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read your function's output ({exc}).")
 

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
-from check_harness import judge, model_answer_namespace
+from check_harness import VARIANT_STUDENTS, judge, model_answer_namespace, wrong_answer_namespace
 
 import solutions
 from grader.checks import all_checks
@@ -26,10 +26,10 @@ SEEDS = (0, 1)
 CHECKS = list(all_checks().values())
 FUNCTION_CHECKS = [c for c in CHECKS if c.kind == "function"]
 VALUE_CHECKS = [c for c in CHECKS if c.kind == "value"]
-NUMERIC_VALUE_CHECKS = [c for c in VALUE_CHECKS if not isinstance(c.reference, str)]
-ARRAY_VALUE_CHECKS = [c for c in NUMERIC_VALUE_CHECKS if np.ndim(c.reference) >= 1]
+NUMERIC_VALUE_CHECKS = [c for c in VALUE_CHECKS if not isinstance(c.expected_value(), str)]
+ARRAY_VALUE_CHECKS = [c for c in NUMERIC_VALUE_CHECKS if np.ndim(c.expected_value()) >= 1]
 WRONG_ANSWERS = [(all_checks()[name], m) for name, known in KNOWN_WRONG_ANSWERS.items() for m in known]
-WRONG_FUNCTIONS = [m.variant for _, m in WRONG_ANSWERS if callable(m.variant)]
+WRONG_FUNCTIONS = [m.variant for c, m in WRONG_ANSWERS if c.kind == "function"]
 ASSIGNMENT_OF = {name: assignment for assignment, names in solutions.STUDENT_API.items() for name in names}
 
 
@@ -71,9 +71,17 @@ def test_model_answer_of_the_notebook_gets_full_marks(check, seed, model_answers
 
 @pytest.mark.parametrize("check, misconception", WRONG_ANSWERS, ids=ids(WRONG_ANSWERS))
 def test_each_known_wrong_answer_fails_and_is_named(check, misconception):
-    verdict = judge(check, {check.name: misconception.variant})
-    assert verdict.fraction < 1.0
-    assert verdict.misconception is not None and verdict.misconception.name == misconception.name, verdict.explain()
+    judged = 0
+    for student in VARIANT_STUDENTS if check.kind == "value" else (None,):
+        namespace = wrong_answer_namespace(check, misconception, student)
+        if namespace is None:
+            continue  # the lesson's numbers are this student's, or give the student's answer
+        verdict = judge(check, namespace)
+        assert verdict.fraction < 1.0
+        assert verdict.misconception is not None and verdict.misconception.name == misconception.name, \
+            (student, verdict.explain())
+        judged += 1
+    assert judged >= (1 if check.kind == "function" else len(VARIANT_STUDENTS) // 2)
 
 
 @pytest.mark.parametrize("variant", WRONG_FUNCTIONS, ids=lambda v: v.__name__)
@@ -117,7 +125,7 @@ def test_missing_quiz_answer_scores_zero_as_not_defined(check):
 
 @pytest.mark.parametrize("check", NUMERIC_VALUE_CHECKS, ids=ids(NUMERIC_VALUE_CHECKS))
 def test_quiz_answer_off_by_one_in_ten_thousand_scores_zero(check):
-    wrong = np.asarray(check.reference, dtype=np.float64) * (1 + 1e-4)
+    wrong = np.asarray(check.expected_value(), dtype=np.float64) * (1 + 1e-4)
     verdict = judge(check, {check.name: wrong if wrong.ndim else float(wrong)})
     assert verdict.fraction == 0.0
     assert verdict.stage == INACCURATE
@@ -125,7 +133,7 @@ def test_quiz_answer_off_by_one_in_ten_thousand_scores_zero(check):
 
 @pytest.mark.parametrize("check", ARRAY_VALUE_CHECKS, ids=ids(ARRAY_VALUE_CHECKS))
 def test_quiz_array_as_a_column_is_a_wrong_shape(check):
-    verdict = judge(check, {check.name: np.asarray(check.reference)[:, None]})
+    verdict = judge(check, {check.name: np.asarray(check.expected_value())[:, None]})
     assert verdict.fraction == 0.0
     assert verdict.stage == WRONG_SHAPE
 

@@ -90,7 +90,7 @@ def _notebooks(assignment: str):
 def _namespace(assignment: str, submission_name: str) -> dict:
     submission = next(s for s in RUNNABLE if (s.assignment, s.name) == (assignment, submission_name))
     release, source = _notebooks(assignment)
-    return run_setup_and_solution_cells(build_notebook(submission, release, source))
+    return run_setup_and_solution_cells(build_notebook(submission, release, source), submission.name)
 
 
 def _test_cells():
@@ -106,7 +106,7 @@ def outcomes_over_seeds(namespace: dict, check_name: str, points: float, cell_id
     """(nbgrader score, diagnosis) -> number of INVARIANCE_SEEDS seeds on which the cell gets it."""
     outcomes = Counter()
     for seed in INVARIANCE_SEEDS:
-        verdict = judge_in_process(namespace, check_name, seed)
+        verdict = judge_in_process(namespace, check_name, seed, namespace["__student__"])
         outcomes[(nbgrader_score(verdict, points, cell_id), diagnosis(verdict))] += 1
     return outcomes
 

@@ -24,7 +24,9 @@ from grader.checks import get_check
 from grader.course import ASSIGNMENTS
 from corpus_expected import expected_outcome, load_expected
 from grader.submissions import build_notebook, checks_of_test_cells, grade_id, is_solution_cell, load_corpus, points_of_test_cells
+from grader.variants import NUMBERS_CELL, with_graded_student
 from grader.verdicts import judge_cell, mark_not_attempted, verdict_outputs
+from solutions.variants import numbers_for
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # the notebooks' setup cell imports pyplot
 
@@ -35,21 +37,23 @@ RUNNABLE = [s for s in load_corpus() if not s.unreadable and not s.sandbox_only]
 NOT_ATTEMPTED_CELLS = "__not_attempted_cells__"
 
 
-def run_setup_and_solution_cells(notebook) -> dict:
-    """The namespace after running the notebook's setup and solution cells, errors skipped like a kernel's.
+def run_setup_and_solution_cells(notebook, student: str) -> dict:
+    """The namespace after running the notebook's setup, numbers and solution cells, errors skipped like a
+    kernel's; the numbers cell holds ``student``'s id, as grading sets it.
 
     The grade_ids of the solution cells that raised NotImplementedError (the released stub) are kept
     under NOT_ATTEMPTED_CELLS, as the kernel's error outputs tell the grader.
     """
-    namespace: dict = {"__name__": "__main__", NOT_ATTEMPTED_CELLS: set()}
+    namespace: dict = {"__name__": "__main__", NOT_ATTEMPTED_CELLS: set(), "__student__": student}
     for cell in notebook.cells:
-        if cell.cell_type != "code" or not (is_solution_cell(cell) or grade_id(cell) == "setup"):
+        if cell.cell_type != "code" or not (is_solution_cell(cell) or grade_id(cell) in ("setup", NUMBERS_CELL)):
             continue
+        source = with_graded_student(cell.source, student) if grade_id(cell) == NUMBERS_CELL else cell.source
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
                 warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                exec(compile(cell.source, f"<cell {grade_id(cell)}>", "exec"), namespace)
+                exec(compile(source, f"<cell {grade_id(cell)}>", "exec"), namespace)
             except NotImplementedError:
                 namespace[NOT_ATTEMPTED_CELLS].add(grade_id(cell))
             except Exception:  # the student's error: later cells still run, as under nbgrader
@@ -57,8 +61,8 @@ def run_setup_and_solution_cells(notebook) -> dict:
     return namespace
 
 
-def judge_in_process(namespace: dict, check_name: str, seed: int):
-    """The verdict the grader would write for ``check_name`` if the kernel held ``namespace``."""
+def judge_in_process(namespace: dict, check_name: str, seed: int, student: str):
+    """The verdict the grader would write for ``check_name`` if ``student``'s kernel held ``namespace``."""
     check = get_check(check_name)
     cases = check.draw_cases(seed)
     token = f"in-process-{seed}"
@@ -67,6 +71,8 @@ def judge_in_process(namespace: dict, check_name: str, seed: int):
     outputs = [{"output_type": "display_data",
                 "data": {kernel_probe.PROBE_MIME: json.dumps(report, allow_nan=False)}}]
     record = {"check": check.name, "token": token, "cases": [c.to_wire() for c in cases], "source": ""}
+    if check.kind == "value":
+        record["numbers"] = numbers_for(student)[check.name]
     return mark_not_attempted(judge_cell(outputs, record), namespace.get(NOT_ATTEMPTED_CELLS, set()))
 
 
@@ -97,11 +103,12 @@ def test_submission_earns_its_expected_scores_and_diagnoses_for_every_seed(submi
     points = points_of_test_cells(source)
     checks = checks_of_test_cells(source)
     expected = expected_outcome(load_expected(), submission.assignment, submission.name, points)
-    namespace = run_setup_and_solution_cells(build_notebook(submission, release, source))
+    # graded under the submission's name, as the end-to-end test hands it in
+    namespace = run_setup_and_solution_cells(build_notebook(submission, release, source), submission.name)
     mismatches = []
     for seed in SEEDS:
         for cell_id, cell_points in points.items():
-            verdict = judge_in_process(namespace, checks[cell_id], seed)
+            verdict = judge_in_process(namespace, checks[cell_id], seed, submission.name)
             got = (nbgrader_score(verdict, cell_points, cell_id), diagnosis(verdict))
             want = (expected[cell_id].score, expected[cell_id].diagnosis)
             if got != want:

@@ -8,10 +8,13 @@ from __future__ import annotations
 import re
 
 import nbformat
+import numpy as np
 import pytest
+from check_harness import VARIANT_STUDENTS, judge
 
 from grader.checks import get_check
 from grader.course import ASSIGNMENTS, REPO_ROOT
+from solutions.variants import numbers_for
 
 GRADING_HEADING = "## How this notebook is graded"
 
@@ -86,12 +89,58 @@ def test_blog_weight_is_0_326_everywhere_in_the_course():
         assert "0.254, 0.327" not in text, assignment
 
 
-def test_the_blogs_vanishing_gradient_claim_is_discussed_after_the_question_it_would_answer():
-    sources = [cell.source for cell in notebook("source", "02_softmax").cells]
-    question = next(i for i, s in enumerate(sources) if "answer_culprit =" in s)
-    discussion = next(i for i, s in enumerate(sources) if "The Blog's explanation, read against L3 §4" in s)
-    assert discussion > question
-    assert "vanish" in sources[discussion] and "√2" in sources[discussion]
+#: Phrases that state why a choice item's right option is right (its explanation).
+ANSWER_STATEMENTS = {
+    "answer_culprit": ("does not vanish", "not the same thing as a vanishing gradient", "its reason does not",
+                       "approaches √2", "still sends a large gradient"),
+}
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[.;:])\s+", text) if len(s.strip()) >= 40]
+
+
+@assignments
+def test_no_notebook_text_explains_a_quiz_answer_before_it_is_graded(assignment):
+    """Students read the whole notebook before answering: no markdown may hold a quiz item's explanation."""
+    text = "\n".join(c.source for c in notebook("release", assignment).cells if c.cell_type == "markdown")
+    found = []
+    for cell in graded_cells(notebook("source", assignment)):
+        check = get_check(cell.metadata["nbgrader"]["grade_id"][len("test_"):])
+        if check.kind != "value":
+            continue
+        found += [f"{check.name}: {p!r}" for p in ANSWER_STATEMENTS.get(check.name, ()) if p in text]
+        found += [f"{check.name}: {s!r}" for s in _sentences(check.discussion) if s in text]
+    assert found == []
+
+
+@assignments
+def test_markdown_after_each_quiz_item_states_none_of_its_answers(assignment):
+    """For many students' numbers and the lesson's, no markdown after an answer cell holds its value."""
+    cells = notebook("release", assignment).cells
+    for index, cell in enumerate(cells):
+        name = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if not (name.startswith("answer_") and cell.metadata["nbgrader"].get("solution")):
+            continue
+        after = "\n".join(c.source for c in cells[index + 1:] if c.cell_type == "markdown")
+        for student in VARIANT_STUDENTS:
+            value = get_check(name).expected_value(numbers_for(student)[name])
+            if isinstance(value, str):
+                continue
+            for entry in np.atleast_1d(np.asarray(value, dtype=float)):
+                if entry != round(entry):
+                    assert f"{entry:.4g}" not in after, (name, student, entry)
+
+
+def test_the_blogs_vanishing_gradient_claim_is_discussed_in_the_feedback_of_a_correct_answer_only():
+    check = get_check("answer_culprit")
+    assert "vanish" in check.discussion and "√2" in check.discussion
+    for student in VARIANT_STUDENTS:
+        numbers = numbers_for(student)["answer_culprit"]
+        right = check.expected_value(numbers)
+        wrong = next(letter for letter in "ABCD" if letter != right)
+        assert check.discussion in judge(check, {"answer_culprit": right, "my_numbers": {"answer_culprit": numbers}}).explain()
+        assert check.discussion not in judge(check, {"answer_culprit": wrong, "my_numbers": {"answer_culprit": numbers}}).explain()
 
 
 def test_the_saturation_part_calls_2_95_the_unscaled_gap():

@@ -18,6 +18,7 @@ from test_pipeline_end_to_end import graded_corpus  # noqa: F401 (the shared gra
 
 from grader import kernel_probe
 from grader.checks import get_check
+from solutions.variants import numbers_for
 from grader.checks.api import NO_REPORT, STAGES
 from grader.course import ASSIGNMENTS
 from grader.submissions import checks_of_test_cells, get_submission
@@ -115,24 +116,33 @@ def test_no_page_shows_hidden_test_source(graded_corpus):  # noqa: F811
     assert leaks == []
 
 
-def _quiz_values(name: str) -> list[str]:
-    """How a quiz answer's reference value would be printed, for every non-integer entry."""
-    reference = get_check(name).reference
+def _quiz_values(name: str, student: str) -> list[str]:
+    """How a quiz answer's value for ``student``'s numbers would be printed, for every non-integer entry."""
+    reference = get_check(name).expected_value(numbers_for(student)[name])
     if isinstance(reference, str):
         return []
     values = np.atleast_1d(np.asarray(reference, dtype=float))
     return [f"{v:.4g}" for v in values if v != round(v)]  # integers such as 8 appear in any text
 
 
+def text_without_student_outputs(path) -> str:
+    """The page's text without what the student's own code printed (their outputs may hold any number)."""
+    soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    for pre in soup.find_all("pre"):
+        if pre.get_text()[:2] not in ("✓ ", "✗ ") and pre.find_parent(class_=("output_area", "jp-OutputArea")) is not None:
+            pre.decompose()
+    return soup.get_text()
+
+
 def test_no_page_shows_a_quiz_answer_the_student_did_not_write(graded_corpus):  # noqa: F811
     leaks = []
     for assignment, student, _, page in graded_pages(graded_corpus):
-        text = page_text(page)
+        text = text_without_student_outputs(page)
         handed_in = graded_corpus.course.submitted_notebook(student, assignment).read_text(encoding="utf-8")
         for name in _checks(graded_corpus, assignment).values():
             if get_check(name).kind != "value":
                 continue
-            leaks += [f"{assignment}/{student}: {name} = {value}" for value in _quiz_values(name)
+            leaks += [f"{assignment}/{student}: {name} = {value}" for value in _quiz_values(name, student)
                       if value in text and value not in handed_in]
     assert leaks == []
 

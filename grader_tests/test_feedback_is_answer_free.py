@@ -2,9 +2,10 @@
 
 The feedback of every check is generated, exactly as grading writes it (``verdict_outputs``), for
 every runnable corpus submission, every known wrong answer of the registry, the untouched stub and
-a missing answer, on two seeds. A message fails when it contains:
+a missing answer, on two seeds, for many students' numbers (variants; the lesson's among them). A
+message fails when it contains:
 
-- a quiz item's expected value to 3 significant digits (any number written with at least 3 of them
+- a quiz item's expected value for the student's numbers, or for the lesson's, to 3 significant digits (any number written with at least 3 of them
   that rounds to the same; integer answers such as 8 are searched in their own check's messages
   only, since small integers name sizes and lesson sections everywhere);
 - an expression or one-step instruction that yields a quiz answer (``QUIZ_EXPRESSIONS``);
@@ -20,7 +21,7 @@ from functools import lru_cache
 import nbformat
 import numpy as np
 import pytest
-from check_harness import judge
+from check_harness import VARIANT_STUDENTS, judge, wrong_answer_namespace
 from test_corpus_verdicts import RUNNABLE, judge_in_process, run_setup_and_solution_cells
 
 from grader.checks import all_checks
@@ -29,6 +30,7 @@ from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.course import ASSIGNMENTS, REPO_ROOT
 from grader.submissions import build_notebook, checks_of_test_cells
 from grader.verdicts import verdict_outputs
+from solutions.variants import numbers_for
 
 SEEDS = (0, 1)
 SIGNIFICANT = 3
@@ -91,22 +93,32 @@ def same_to_3_digits(a: float, b: float) -> bool:
     return float(f"{a:.{SIGNIFICANT}g}") == float(f"{b:.{SIGNIFICANT}g}")
 
 
+#: The students whose numbers every corpus submission's feedback is generated for ("" is the lesson's).
+FEEDBACK_STUDENTS = ("", "ada", "s0123456", "maria.garcia")
+
+
+def _expected_entries(check, student) -> list[float]:
+    """The entries of a numeric quiz item's answer for the lesson's numbers and ``student``'s."""
+    entries = []
+    for who in {None, student or None}:
+        value = check.expected_value(numbers_for(who)[check.name])
+        if not isinstance(value, str):
+            entries += np.atleast_1d(np.asarray(value, dtype=float)).tolist()
+    return entries
+
+
 @lru_cache(maxsize=None)
-def quiz_values() -> dict[str, list[float]]:
-    """quiz name -> its non-integer expected entries (integers are in INTEGER_QUIZ_VALUES)."""
-    values = {}
-    for check in all_checks().values():
-        if check.kind == "value" and not isinstance(check.reference, str):
-            entries = np.atleast_1d(np.asarray(check.reference, dtype=float)).tolist()
-            values[check.name] = [v for v in entries if v != round(v)]
-    return values
+def quiz_values(student: str | None = None) -> dict[str, list[float]]:
+    """quiz name -> its non-integer expected entries for the lesson's and ``student``'s numbers."""
+    return {check.name: [v for v in _expected_entries(check, student) if v != round(v)]
+            for check in all_checks().values() if check.kind == "value"}
 
 
-def integer_quiz_values(name: str) -> list[int]:
+def integer_quiz_values(name: str, student: str | None = None) -> list[int]:
     check = all_checks()[name]
-    if check.kind != "value" or isinstance(check.reference, str):
+    if check.kind != "value":
         return []
-    return [int(v) for v in np.atleast_1d(np.asarray(check.reference, dtype=float)).tolist() if v == round(v)]
+    return sorted({int(v) for v in _expected_entries(check, student) if v == round(v)})
 
 
 def hidden_outputs(check, seed: int) -> list[float]:
@@ -124,12 +136,13 @@ def hidden_outputs(check, seed: int) -> list[float]:
     return found
 
 
-def leaks(check, message: str, seed: int) -> list[str]:
+def leaks(check, message: str, seed: int, student: str | None = None) -> list[str]:
+    """What ``message`` gives away, for a student with ``student``'s numbers (the lesson's for None)."""
     found = []
-    for quiz, values in quiz_values().items():
+    for quiz, values in quiz_values(student).items():
         for number in numbers_in(message):
             found += [f"{quiz} = {value:.4g} as {number}" for value in values if same_to_3_digits(number, value)]
-    for number in integer_quiz_values(check.name):
+    for number in integer_quiz_values(check.name, student):
         if re.search(rf"(?<![\w.§/]){number}(?:\.0+)?(?![\w./])", message):
             found.append(f"{check.name} = {number}")
     for quiz, patterns in QUIZ_EXPRESSIONS.items():
@@ -147,12 +160,14 @@ def leaks(check, message: str, seed: int) -> list[str]:
 
 
 @lru_cache(maxsize=None)
-def corpus_namespaces():
-    """(assignment, submission name, namespace) of every runnable corpus submission."""
-    notebooks = {a: (nbformat.read(REPO_ROOT / "release" / a / f"{n}.ipynb", as_version=4),
-                     nbformat.read(REPO_ROOT / "source" / a / f"{n}.ipynb", as_version=4)) for a, n in ASSIGNMENTS.items()}
-    return [(s.assignment, s.name, run_setup_and_solution_cells(build_notebook(s, *notebooks[s.assignment])))
-            for s in RUNNABLE]
+def corpus_namespaces(assignment: str):
+    """(submission name, student, namespace) of every runnable corpus submission of ``assignment``, as
+    handed in by each of FEEDBACK_STUDENTS and under its own name (the student the corpus is graded as)."""
+    name = ASSIGNMENTS[assignment]
+    notebooks = (nbformat.read(REPO_ROOT / "release" / assignment / f"{name}.ipynb", as_version=4),
+                 nbformat.read(REPO_ROOT / "source" / assignment / f"{name}.ipynb", as_version=4))
+    return [(s.name, student, run_setup_and_solution_cells(build_notebook(s, *notebooks), student))
+            for s in RUNNABLE if s.assignment == assignment for student in (s.name, *FEEDBACK_STUDENTS)]
 
 
 def _checks_of(assignment: str) -> list[str]:
@@ -163,13 +178,12 @@ def _checks_of(assignment: str) -> list[str]:
 @pytest.mark.parametrize("assignment", list(ASSIGNMENTS))
 def test_feedback_on_every_corpus_submission_is_answer_free_and_plain(assignment):
     found = []
-    for submission_assignment, name, namespace in corpus_namespaces():
-        if submission_assignment != assignment:
-            continue
+    for name, student, namespace in corpus_namespaces(assignment):
         for check_name in _checks_of(assignment):
             for seed in SEEDS:
-                message = message_of(judge_in_process(namespace, check_name, seed))
-                found += [f"{name}/{check_name}: {leak}" for leak in leaks(all_checks()[check_name], message, seed)]
+                message = message_of(judge_in_process(namespace, check_name, seed, student))
+                found += [f"{name} as {student!r}/{check_name}: {leak}"
+                          for leak in leaks(all_checks()[check_name], message, seed, student)]
     assert found == []
 
 
@@ -180,12 +194,16 @@ WRONG_ANSWERS = [(name, m) for name, known in KNOWN_WRONG_ANSWERS.items() for m 
 def test_feedback_on_every_known_wrong_answer_is_answer_free_and_plain(name, misconception):
     check = all_checks()[name]
     found = []
-    for seed in SEEDS:
-        verdict = judge(check, {name: misconception.variant}, seed)
-        assert verdict.misconception is not None
-        message = message_of(verdict)
-        assert f"(reread {misconception.lesson})" in message
-        found += leaks(check, message, seed)
+    for student in VARIANT_STUDENTS if check.kind == "value" else (None,):
+        namespace = wrong_answer_namespace(check, misconception, student)
+        if namespace is None:
+            continue
+        for seed in SEEDS:
+            verdict = judge(check, namespace, seed)
+            assert verdict.misconception is not None
+            message = message_of(verdict)
+            assert f"(reread {misconception.lesson})" in message
+            found += [f"{student!r}: {leak}" for leak in leaks(check, message, seed, student)]
     assert found == []
 
 

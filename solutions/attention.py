@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from solutions.softmax import softmax
+from solutions.variants import LESSON_NUMBERS
 from solutions.validation import (
     as_bool_array,
     as_float_array,
@@ -171,5 +172,10 @@ def projected_score_variance(
     return mean_and_variance(scores)[1]
 
 
+def unit_score_init_std(d_model: int, d_k: int) -> float:
+    """The init_std giving unscaled score variance d_k: Var = d_k·(d_model·init_std²)², so 1/sqrt(d_model)."""
+    return float((d_k / projected_score_variance_theory(d_model, d_k, 1.0)) ** 0.25)
+
+
 #: The init_std giving unscaled score variance d_k at d_model = 512, d_k = 64: 1/sqrt(512).
-answer_init_std = float((64 / projected_score_variance_theory(512, 64, 1.0)) ** 0.25)
+answer_init_std = unit_score_init_std(**LESSON_NUMBERS["answer_init_std"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from solutions.softmax import softmax, unit_variance_scale
+from solutions.variants import LESSON_NUMBERS
 from solutions.validation import (
     as_float_array,
     as_generator,
@@ -234,21 +235,37 @@ def equivalent_beta(d_k: int) -> float:
     return float(d_k / unit_variance_scale(d_k))
 
 
+def ab_exponentials(s_a: float, s_b: float, beta: float) -> np.ndarray:
+    """[exp(β·s_A), exp(β·s_B)] of the two-key example (AR07/b0)."""
+    return exp_weights([s_a, s_b], beta)
+
+
+def ab_ratio(s_a: float, s_b: float, beta: float) -> float:
+    """B's weight relative to A's after exponentiation: exp(β(s_B - s_A)) (AR07/b1)."""
+    return relative_weight(s_a, s_b, beta)
+
+
+def ab_weights(s_a: float, s_b: float, beta: float) -> np.ndarray:
+    """The allocated weights [w_A, w_B]: the exponentials over their sum (AR07/b1)."""
+    exponentials = ab_exponentials(s_a, s_b, beta)
+    return exponentials / exponentials.sum()
+
+
 #: The AR07 example: target A scores 1.0, the other entry B scores 0.6, sharpness β = 4.
-AB_SCORES = (1.0, 0.6)
-AB_BETA = 4.0
+AB_SCORES = (LESSON_NUMBERS["answer_ab_exp"]["s_a"], LESSON_NUMBERS["answer_ab_exp"]["s_b"])
+AB_BETA = LESSON_NUMBERS["answer_ab_exp"]["beta"]
 
 #: [exp(4·1), exp(4·0.6)] = [54.598150, 11.023176].
-answer_ab_exp = exp_weights(AB_SCORES, AB_BETA)
+answer_ab_exp = ab_exponentials(*AB_SCORES, AB_BETA)
 
 #: B relative to A after exponentiation: exp(-1.6) = 0.2018965.
-answer_ab_ratio = relative_weight(AB_SCORES[0], AB_SCORES[1], AB_BETA)
+answer_ab_ratio = ab_ratio(*AB_SCORES, AB_BETA)
 
 #: The normaliser exp(4) + exp(2.4) = 65.621326 (AR07/b1).
 ab_normaliser = float(answer_ab_exp.sum())
 
 #: The allocated weights [0.832018385, 0.167981615].
-answer_ab_weights = answer_ab_exp / ab_normaliser
+answer_ab_weights = ab_weights(*AB_SCORES, AB_BETA)
 
 #: β that corresponds to dividing by sqrt(64) when |q| = |k| = sqrt(64): 8.0.
-answer_beta_equiv = equivalent_beta(64)
+answer_beta_equiv = equivalent_beta(LESSON_NUMBERS["answer_beta_equiv"]["d_k"])

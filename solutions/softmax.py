@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solutions.variants import CULPRIT_OPTIONS, LESSON_NUMBERS
 from solutions.validation import (
     as_axis,
     as_float_array,
@@ -160,22 +161,36 @@ def unit_variance_scale(d_k: int) -> float:
     return float(np.sqrt(dot_variance_theory(d_k)))
 
 
+def weights_scaled(scores, d_k: int) -> np.ndarray:
+    """Softmax of ``scores`` divided by sqrt(d_k) (Blog, L3 §5)."""
+    return softmax(np.asarray(scores, dtype=np.float64) / unit_variance_scale(d_k))
+
+
+#: The multiple-choice options for "what actually goes wrong at σ = 8" (L3 §4), in the lesson's order.
+CULPRIT_CHOICES = dict(zip("ABCD", LESSON_NUMBERS["answer_culprit"]["options"]))
+
+
+def culprit_letter(options) -> str:
+    """The letter of the right option of "what goes wrong at σ = 8" in the order ``options`` lists them.
+
+    L3 §4: ‖p - y‖ stays near 1.3 (below sqrt 2) while the top1 - top2 gap grows with σ.
+    """
+    return "ABCD"[list(options).index(CULPRIT_OPTIONS["gap"])]
+
+
+def option_letter(options, key: str) -> str:
+    """The letter under which ``options`` lists the option ``key`` of ``CULPRIT_OPTIONS``."""
+    return "ABCD"[list(options).index(CULPRIT_OPTIONS[key])]
+
+
 #: Softmax of the Blog's scores [14, 10, 12]: about [0.867, 0.016, 0.117].
-answer_weights_unscaled = softmax([14.0, 10.0, 12.0])
+answer_weights_unscaled = softmax(LESSON_NUMBERS["answer_weights_unscaled"]["scores"])
 
 #: The same scores divided by sqrt(64) = 8: about [0.419, 0.254, 0.326] (the last is 0.32650 rounded down).
-answer_weights_scaled = softmax(np.array([14.0, 10.0, 12.0]) / unit_variance_scale(64))
+answer_weights_scaled = weights_scaled(**LESSON_NUMBERS["answer_weights_scaled"])
 
 #: L3 §3 worked example softmax(3.2, 0.1, -2.5, 0.4): about (0.90, 0.041, 0.003, 0.055).
-answer_worked_example = softmax([3.2, 0.1, -2.5, 0.4])
+answer_worked_example = softmax(LESSON_NUMBERS["answer_worked_example"]["scores"])
 
-#: The multiple-choice options for "what actually goes wrong at σ = 8" (L3 §4).
-CULPRIT_CHOICES = {
-    "A": "the gradient p - y vanishes",
-    "B": "the gap between the top scores grows with sigma while the step size stays fixed",
-    "C": "softmax overflows to nan",
-    "D": "the values V get larger",
-}
-
-#: L3 §4: ‖p - y‖ stays near 1.3 (below sqrt 2) while the top1 - top2 gap grows with σ.
-answer_culprit = "B"
+#: The lesson's order of the options: B.
+answer_culprit = culprit_letter(LESSON_NUMBERS["answer_culprit"]["options"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solutions.variants import LESSON_NUMBERS
 from solutions.validation import as_float_array, as_generator, as_positive_int, as_real
 
 #: Largest d for which ``coin_dot_products`` enumerates the 2**d outcomes (about a million values).
@@ -91,11 +92,26 @@ def dot_variance_mc(
     return mean_and_variance(samples)[1]
 
 
-#: σ(q·k) at d_k = 64 over σ at d_k = 4 (L3 §1): sqrt(64/4) = 4.
-answer_std_ratio = float(np.sqrt(dot_variance_theory(64) / dot_variance_theory(4)))
+def std_ratio(d_k_small: int, d_k_large: int) -> float:
+    """σ(q·k) at d_k_large over σ at d_k_small, unit components (L3 §1): sqrt(d_k_large / d_k_small)."""
+    return float(np.sqrt(dot_variance_theory(d_k_large) / dot_variance_theory(d_k_small)))
+
+
+def variance_with_component_variance(d_k: int, component_variance: float) -> float:
+    """Var(q·k) when every component of q and of k has variance ``component_variance`` (L3 §7)."""
+    return dot_variance_theory(d_k, var_q=component_variance, var_k=component_variance)
+
+
+def sigma_divided_by_d_k(d_k: int) -> float:
+    """σ of q·k / d_k with unit components (L3 §7): sqrt(d_k) / d_k, far below 1."""
+    return float(np.sqrt(dot_variance_theory(d_k)) / d_k)
+
+
+#: σ(q·k) at d_k = 64 over σ at d_k = 4 (L3 §1, the lesson's numbers): sqrt(64/4) = 4.
+answer_std_ratio = std_ratio(**LESSON_NUMBERS["answer_std_ratio"])
 
 #: Var(q·k) at d_k = 64 when every component of q and k has variance 4 (L3 §7): 64·4·4 = 1024.
-answer_var_component4 = dot_variance_theory(64, var_q=4.0, var_k=4.0)
+answer_var_component4 = variance_with_component_variance(**LESSON_NUMBERS["answer_var_component4"])
 
 #: σ of q·k / d_k at d_k = 64 with unit components (L3 §7): 8 / 64 = 0.125, far below 1.
-answer_sigma_divide_dk = float(np.sqrt(dot_variance_theory(64)) / 64)
+answer_sigma_divide_dk = sigma_divided_by_d_k(**LESSON_NUMBERS["answer_sigma_divide_dk"])

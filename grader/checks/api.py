@@ -124,7 +124,8 @@ class Misconception:
     """A known wrong answer and what to say about it.
 
     variant: a function with the check's signature that makes the mistake, or, for a value check,
-    the wrong value itself. explanation: one sentence naming the mistake and its consequence.
+    a function of the item's numbers (the student's ``my_numbers[item]``) returning the wrong value,
+    or None where the mistake has no value of its own for those numbers. explanation: one sentence naming the mistake and its consequence.
     lesson: the section to reread, e.g. "L3 §5".
     """
 
@@ -159,6 +160,7 @@ class Verdict:
     problem: str | None = None  # the first thing wrong, for the student
     misconception: Misconception | None = None
     stage: str | None = None  # the escalation stage of that first problem
+    note: str | None = None  # what the item teaches once answered correctly (a discussion of the answer)
 
     def record(self) -> dict:
         """A JSON-safe summary for class reports (no inputs, no expected values)."""
@@ -180,11 +182,14 @@ class Verdict:
         if self.cases:
             lines.append(f"{self.check}: {passed} of {plural(len(self.cases), 'hidden test case')} passed.")
         else:
-            lines.append(f"{self.check}: {'passed' if self.passed else 'not passed'}.")
+            # a right answer whose credit is capped (grader.attempts) has no problem: it is still "passed"
+            lines.append(f"{self.check}: {'passed' if self.stage is None else 'not passed'}.")
         if self.problem:
             lines.append(f"First problem: {self.problem}")
         if self.misconception:
             lines.append(f"Likely misconception ({self.misconception.name}): {self.misconception.message()}")
+        if self.note:
+            lines.append(self.note)
         return "\n".join(lines)
 
 
@@ -196,7 +201,8 @@ class Check:
     """One hidden check of the student API.
 
     name: the function or answer variable it grades (the cell's grade_id is ``test_<name>``).
-    reference: the ``solutions`` function (function checks) or the correct value (value checks).
+    reference: the ``solutions`` function (function checks), or for value checks the function of the
+        item's numbers (``solutions.quiz``) that gives the correct value for those numbers.
     cases: draws the cases from a Generator; None makes this a value check (the variable itself is read).
     rtol / atol: tolerances of ``numpy.allclose`` for numeric answers.
     judge: optional ``judge(case, value) -> None | (stage, detail)`` replacing the comparison with
@@ -204,6 +210,8 @@ class Check:
     lesson: the section to reread when the check fails without a named misconception.
     output_names: for a function returning a tuple, what each item means ("the mean", "the variance"),
         so that feedback names outputs by meaning.
+    discussion: for a quiz item, text about its answer that the feedback shows only once the item is
+        answered correctly (the notebook cannot hold it: it would sit beside the question).
     """
 
     name: str
@@ -215,6 +223,7 @@ class Check:
     judge: Judge | None = None
     lesson: str = ""
     output_names: Sequence[str] = ()
+    discussion: str = ""
 
     @property
     def kind(self) -> str:
@@ -238,8 +247,18 @@ class Check:
 
     # ---- judging -------------------------------------------------------------------------
 
-    def decide(self, cases: Sequence[Case], report: Mapping) -> Verdict:
-        """Judge a kernel report (already checked to be well-formed) against the reference."""
+    def expected_value(self, numbers: Mapping | None = None):
+        """A value check's correct answer for ``numbers`` (the item's parameters; default: the lesson's)."""
+        from solutions.variants import LESSON_NUMBERS
+
+        return self.reference(**(LESSON_NUMBERS[self.name] if numbers is None else numbers))
+
+    def decide(self, cases: Sequence[Case], report: Mapping, numbers: Mapping | None = None) -> Verdict:
+        """Judge a kernel report (already checked to be well-formed) against the reference.
+
+        numbers: for a value check, the submitting student's parameters of this item, from the
+        grading side (``solutions.variants.numbers_for``); None means the lesson's numbers.
+        """
         if report.get("undefined"):
             return Verdict(self.name, 0.0, [], stage=NOT_DEFINED, problem=f"{NOT_DEFINED}: there is no `{self.name}` "
                            "after running your notebook; check that its cell runs without an error and that the "
@@ -249,8 +268,12 @@ class Check:
             return Verdict(self.name, 0.0, [], stage=WRONG_TYPE, problem=f"{WRONG_TYPE}: `{self.name}` should "
                            f"be a function, but it is a {got}.")
         if self.kind == "value":
-            verdict = self._judge_value(report["value"])
-            return self._with_misconception(verdict, [(None, report["value"])])
+            if numbers is None:
+                from solutions.variants import LESSON_NUMBERS
+
+                numbers = LESSON_NUMBERS[self.name]
+            verdict = self._judge_value(report["value"], numbers)
+            return self._with_misconception(verdict, [(None, report["value"])], numbers)
         results = report["results"]
         if results and all(outcome.get("raised") == "NotImplementedError" for outcome in results):
             return Verdict(self.name, 0.0, [], stage=NOT_ATTEMPTED, problem=not_attempted_problem(self.name))
@@ -269,14 +292,14 @@ class Check:
                  if not v.passed and "ok" in outcome and not case.raises]
         return self._with_misconception(verdict, wrong)
 
-    def _judge_value(self, wire) -> Verdict:
+    def _judge_value(self, wire, numbers: Mapping) -> Verdict:
         if self.judge is not None:
             outcome = self.judge(None, _decode_output(wire))
         else:
-            outcome = compare_answer(self.reference, wire, self.rtol, self.atol, f"the value of `{self.name}`",
-                                     self.output_names)
+            outcome = compare_answer(self.expected_value(numbers), wire, self.rtol, self.atol,
+                                     f"the value of `{self.name}` for your numbers", self.output_names)
         if outcome is None:
-            return Verdict(self.name, 1.0, [])
+            return Verdict(self.name, 1.0, [], note=self.discussion or None)
         stage, detail = outcome
         return Verdict(self.name, 0.0, [], problem=f"{stage}: {detail}", stage=stage)
 
@@ -305,13 +328,13 @@ class Check:
             return CaseVerdict(case.label, case.weight, None)
         return CaseVerdict(case.label, case.weight, *result)
 
-    def _with_misconception(self, verdict: Verdict, wrong: list) -> Verdict:
+    def _with_misconception(self, verdict: Verdict, wrong: list, numbers: Mapping | None = None) -> Verdict:
         if verdict.passed or not wrong:
             if not verdict.passed and self.lesson and verdict.problem:
                 verdict.problem += f" (reread {self.lesson})"
             return verdict
         for misconception in self.misconceptions:
-            if all(_matches_variant(misconception.variant, case, wire, self) for case, wire in wrong):
+            if all(_matches_variant(misconception.variant, case, wire, self, numbers) for case, wire in wrong):
                 verdict.misconception = misconception
                 return verdict
         if self.lesson and verdict.problem:
@@ -325,10 +348,15 @@ def not_attempted_problem(name: str) -> str:
             "with your code and run the cell.")
 
 
-def _matches_variant(variant, case: Case | None, wire, check: Check) -> bool:
+def _matches_variant(variant, case: Case | None, wire, check: Check, numbers: Mapping | None = None) -> bool:
     try:
-        wrong_answer = case.call(variant) if case is not None else variant
+        if case is not None:
+            wrong_answer = case.call(variant)
+        else:
+            wrong_answer = variant(numbers) if callable(variant) else variant
     except Exception:
+        return False
+    if wrong_answer is None:
         return False
     return compare_answer(wrong_answer, wire, check.rtol, check.atol) is None
 

@@ -22,7 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 import solutions
-from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Check, RngSeed
+from solutions.quiz import QUIZ_ANSWERS, quiz_answer
+from solutions.variants import LESSON_NUMBERS
+from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Check, Misconception, RngSeed
 from grader.checks.misconceptions import wrong_answers
 
 #: Half-width of every statistical band, in standard errors of the estimate.
@@ -37,6 +39,9 @@ from grader.checks.misconceptions import wrong_answers
 #: statistical cases) almost never rejects a correct answer, while every known wrong variant
 #: differs from the truth by tens of standard errors and is still caught.
 STANDARD_ERRORS = 6.0
+
+#: The name of the misconception "answered with the lesson's numbers instead of my own".
+LESSONS_NUMBERS = "lesson's numbers"
 
 
 def seed_input(rng: np.random.Generator) -> RngSeed:
@@ -81,6 +86,26 @@ def function_check(name: str, cases, lesson: str, **options) -> Check:
 
 
 def value_check(name: str, lesson: str, **options) -> Check:
-    """The check of the quiz answer ``name`` (its value is read, not called)."""
-    return Check(name=name, reference=getattr(solutions, name), lesson=lesson, misconceptions=wrong_answers(name),
-                 **options)
+    """The check of the quiz answer ``name`` (its value is read, not called), graded for the student's numbers.
+
+    The reference is the item's function of its numbers (``solutions.quiz``); the known wrong answers
+    are the registry's, and for a numeric item one more, tried last: the lesson's own answer, typed in instead of
+    computing from ``my_numbers``.
+    """
+    reference = QUIZ_ANSWERS[name]
+    known = wrong_answers(name)
+    if not isinstance(reference(**LESSON_NUMBERS[name]), str):
+        known = (*known, lessons_numbers_misconception(name, lesson))
+    return Check(name=name, reference=reference, lesson=lesson, misconceptions=known, **options)
+
+
+def lessons_numbers_misconception(name: str, lesson: str) -> Misconception:
+    """The mistake of answering with the lesson's numbers when the student's own differ."""
+    lesson_answer = quiz_answer(name)
+
+    def lessons_answer(numbers):
+        return None if numbers is None or numbers == LESSON_NUMBERS[name] else lesson_answer
+
+    return Misconception(LESSONS_NUMBERS, "your answer fits the lesson's worked numbers, not your own: this item "
+                         "is graded for the numbers printed at the top of your notebook (`my_numbers`)", lesson,
+                         lessons_answer)

@@ -3,7 +3,8 @@
 Grading reads it (each check module passes ``wrong_answers("<name>")`` to its :class:`Check`) and
 so do the tests (every entry must fail its check and be named; every entry's feedback must be free
 of answers). A wrong *function* is a variant from ``solutions.misconceptions`` (the mathematics of
-the mistake, same signature as the API function); a wrong *quiz value* is the value itself.
+the mistake, same signature as the API function); a wrong *quiz value* is a function of the item's numbers (the student's ``my_numbers[item]``) giving the
+wrong value for those numbers.
 
 Wording rules (tested by ``grader_tests/test_feedback_is_answer_free.py``): each explanation names
 the mistake and its consequence in plain words, for a student who will reread the lesson section
@@ -17,6 +18,23 @@ import numpy as np
 import solutions
 from grader.checks.api import Misconception
 from solutions import misconceptions as variant
+from solutions.quiz import quiz_answer
+from solutions.softmax import option_letter
+from solutions.variants import LESSON_NUMBERS
+
+def _quiz(item: str, numbers):
+    return quiz_answer(item, numbers)
+
+
+def _rounded(item: str, printed: np.ndarray):
+    """The wrong value "typed the rounded numbers": the lesson's printed values for the lesson's numbers,
+    else the student's own weights rounded to 3 decimals."""
+    def rounded(numbers):
+        if numbers == LESSON_NUMBERS[item]:
+            return printed
+        return np.round(quiz_answer(item, numbers), 3)
+    return rounded
+
 
 _ROUNDED = ("you typed the lesson's rounded numbers; the answer is graded to a relative 1e-6, so let your "
             "own function compute every digit")
@@ -62,24 +80,25 @@ KNOWN_WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
     "answer_std_ratio": (
         Misconception("variance ratio", "your number compares the variances of q·k at the two sizes; the question "
                       "asks how its standard deviation σ changes, and σ does not grow like the variance",
-                      "L3 §1", 16.0),
+                      "L3 §1", lambda n: n["d_k_large"] / n["d_k_small"]),
     ),
     "answer_var_component4": (
-        Misconception("variance 4 counted once", "your number lets the component variance 4 act on only one "
+        Misconception("variance 4 counted once", "your number lets the component variance act on only one "
                       "side of each product q_i k_i; reread how the variance of a product of two independent "
-                      "zero-mean components is built", "L3 §7", 256.0),
+                      "zero-mean components is built", "L3 §7",
+                      lambda n: n["d_k"] * n["component_variance"]),
         Misconception("unit components", "your number is the variance for unit-variance components; here every "
-                      "component of q and of k has variance 4, which changes the variance of every product",
-                      "L3 §7", 64.0),
+                      "component of q and of k has that variance, which changes the variance of every product",
+                      "L3 §7", lambda n: float(n["d_k"])),
     ),
     "answer_sigma_divide_dk": (
         Misconception("dividing by d_k normalises", "dividing by d_k does not give unit spread: only a divisor "
-                      "equal to σ(q·k) does, and d_k is not σ(q·k)", "L3 §7", 1.0),
+                      "equal to σ(q·k) does, and d_k is not σ(q·k)", "L3 §7", lambda n: 1.0),
         Misconception("unscaled sigma", "your number is σ of the raw scores q·k, before any division; the "
-                      "question asks about the scores after dividing by d_k", "L3 §7", 8.0),
+                      "question asks about the scores after dividing by d_k", "L3 §7", lambda n: float(np.sqrt(n["d_k"]))),
         Misconception("variance instead of sigma", "your number measures the spread of q·k / d_k in squared "
                       "units (a variance), not as the standard deviation σ the question asks for", "L3 §7",
-                      1.0 / 64.0),
+                      lambda n: 1.0 / n["d_k"]),
     ),
     # ---- 02_softmax ----------------------------------------------------------------------------
     "softmax": (
@@ -129,28 +148,34 @@ KNOWN_WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
                       "contract asks for the divisor c in q·k / c", "L3 §5", variant.scale_reciprocal),
     ),
     "answer_worked_example": (
-        Misconception("rounded lesson values", _ROUNDED, "L3 §3", np.array([0.90, 0.041, 0.003, 0.055])),
+        Misconception("rounded lesson values", _ROUNDED, "L3 §3",
+                      _rounded("answer_worked_example", np.array([0.90, 0.041, 0.003, 0.055]))),
     ),
     "answer_weights_unscaled": (
         Misconception("scaled weights", "these are the weights after scaling the scores; this answer asks for "
-                      "the weights of the unscaled scores", "Blog", solutions.answer_weights_scaled),
-        Misconception("rounded lesson values", _ROUNDED, "Blog", np.array([0.867, 0.016, 0.117])),
+                      "the weights of the unscaled scores", "Blog",
+                      lambda n: _quiz("answer_weights_scaled", n)),
+        Misconception("rounded lesson values", _ROUNDED, "Blog",
+                      _rounded("answer_weights_unscaled", np.array([0.867, 0.016, 0.117]))),
     ),
     "answer_weights_scaled": (
         Misconception("divided by d_k", "your weights come from scores divided by d_k, which flattens them too "
                       "much; reread which divisor gives unit-variance scores", "L3 §5",
-                      solutions.softmax(np.array([14.0, 10.0, 12.0]) / 64.0)),
+                      lambda n: solutions.softmax(np.asarray(n["scores"]) / n["d_k"])),
         Misconception("unscaled weights", "these are the weights of the raw scores; this answer asks for the "
-                      "weights after the scaling of L3 §5", "Blog", solutions.answer_weights_unscaled),
-        Misconception("rounded lesson values", _ROUNDED, "Blog", np.array([0.419, 0.254, 0.326])),
+                      "weights after the scaling of L3 §5", "Blog",
+                      lambda n: solutions.softmax(n["scores"])),
+        Misconception("rounded lesson values", _ROUNDED, "Blog",
+                      _rounded("answer_weights_scaled", np.array([0.419, 0.254, 0.326]))),
     ),
     "answer_culprit": (
         Misconception("vanishing gradient", "the gradient p - y does not vanish at σ = 8: on the rows the model "
-                      "gets wrong, ‖p - y‖ stays close to its largest possible value", "L3 §4", "A"),
+                      "gets wrong, ‖p - y‖ stays close to its largest possible value", "L3 §4",
+                      lambda n: option_letter(n["options"], "vanish")),
         Misconception("overflow", "a stable softmax does not overflow at σ = 8 (the scores are only tens), so "
-                      "nothing becomes nan", "L3 §3", "C"),
+                      "nothing becomes nan", "L3 §3", lambda n: option_letter(n["options"], "overflow")),
         Misconception("values", "the spread of the scores does not change V at all, so V cannot be what goes "
-                      "wrong at σ = 8", "L3 §4", "D"),
+                      "wrong at σ = 8", "L3 §4", lambda n: option_letter(n["options"], "values")),
     ),
     # ---- 03_readout ----------------------------------------------------------------------------
     "exp_weights": (
@@ -184,26 +209,29 @@ KNOWN_WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
     ),
     "answer_ab_exp": (
         Misconception("beta left out", "your values leave the sharpness β out of the exponentials", "AR07/b0",
-                      np.exp(np.array(solutions.AB_SCORES))),
+                      lambda n: np.exp(np.array([n["s_a"], n["s_b"]]))),
     ),
     "answer_ab_ratio": (
         Misconception("ratio before exponentiating", "your number is the ratio of the raw scores; the question "
                       "asks for the ratio of the weights after exponentiating, and exponentials stretch ratios",
-                      "AR07/b1", 0.6),
+                      "AR07/b1", lambda n: n["s_b"] / n["s_a"]),
         Misconception("ratio inverted", "your number compares the weights the other way round (A relative to B); "
-                      "reread which entry the question puts on top", "AR07/b1", float(np.exp(1.6))),
+                      "reread which entry the question puts on top", "AR07/b1",
+                      lambda n: 1.0 / _quiz("answer_ab_ratio", n)),
     ),
     "answer_ab_weights": (
         Misconception("normalised before exponentiating", "your weights normalise the raw scores directly, "
-                      "skipping the exponentials that stretch their ratio", "AR07/b1", np.array([1.0, 0.6]) / 1.6),
+                      "skipping the exponentials that stretch their ratio", "AR07/b1",
+                      lambda n: np.array([n["s_a"], n["s_b"]]) / (n["s_a"] + n["s_b"])),
         Misconception("beta left out", "your weights leave the sharpness β out, so they stay close to even",
-                      "AR07/b1", solutions.softmax(np.array(solutions.AB_SCORES))),
+                      "AR07/b1", lambda n: solutions.softmax(np.array([n["s_a"], n["s_b"]]))),
     ),
     "answer_beta_equiv": (
         Misconception("beta = d_k", "your number is d_k itself; reread how the lengths of q and k and the "
-                      "divisor combine into the factor in front of the cosine", "AM13", 64.0),
+                      "divisor combine into the factor in front of the cosine", "AM13", lambda n: float(n["d_k"])),
         Misconception("the divisor, not beta", "your number is the factor applied to the raw scores q·k; β "
-                      "multiplies the cosine of unit vectors instead", "AM13", 0.125),
+                      "multiplies the cosine of unit vectors instead", "AM13",
+                      lambda n: 1.0 / np.sqrt(n["d_k"])),
     ),
     # ---- 04_attention --------------------------------------------------------------------------
     "scaled_dot_product_attention": (
@@ -237,9 +265,11 @@ KNOWN_WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
     ),
     "answer_init_std": (
         Misconception("variance instead of standard deviation", "your number is a variance of the weights, "
-                      "while init_std is a standard deviation (the `scale` of rng.normal)", "L3 §1–2 and the Blog's 方差证明 (04 Part 4)", 1.0 / 512),
+                      "while init_std is a standard deviation (the `scale` of rng.normal)", "L3 §1–2 and the Blog's 方差证明 (04 Part 4)",
+                      lambda n: 1.0 / n["d_model"]),
         Misconception("normalised by d_k", "your number is set by d_k; reread which dimension the sum inside "
-                      "each projected component runs over", "L3 §1–2 and the Blog's 方差证明 (04 Part 4)", 0.125),
+                      "each projected component runs over", "L3 §1–2 and the Blog's 方差证明 (04 Part 4)",
+                      lambda n: 1.0 / np.sqrt(n["d_k"])),
     ),
 }
 

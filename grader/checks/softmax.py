@@ -28,6 +28,19 @@ MC_MISCONCEPTION_ATOL = 0.05
 
 SATURATION_KEYS = ("max_weight", "entropy", "gap")
 
+#: Shown with the feedback of answer_culprit once it is answered correctly, never in the notebook.
+CULPRIT_DISCUSSION = (
+    "The Blog's explanation, read against L3 §4. The Blog (\"为什么必须用√d_k缩放点积\") explains the need for "
+    "scaling by saying that large scores saturate the softmax and that the gradient then vanishes. L3 §4 tests "
+    "that explanation instead of assuming it. The gradient that reaches the scores is p − y (Part 5). When a "
+    "saturated softmax puts its weight on the right key, p − y is indeed close to zero — but then there is "
+    "nothing left to learn. On the rows that matter, where the weight sits on a wrong key, p is close to a "
+    "one-hot vector at the wrong place and y is the one-hot target, so ‖p − y‖ approaches √2, its largest "
+    "possible value: L3 §4 measures about 1.28 at σ = 8 (experiment P3, the evidence cell before the question). "
+    "A saturated softmax therefore still sends a large gradient exactly where the model is wrong; saturation "
+    "is not the same thing as a vanishing gradient. The Blog's conclusion (divide by √d_k) stands, but its "
+    "reason does not.")
+
 
 # ---- softmax --------------------------------------------------------------------------------
 
@@ -188,5 +201,5 @@ CHECKS = [
     value_check("answer_worked_example", "L3 §3"),
     value_check("answer_weights_unscaled", "Blog"),
     value_check("answer_weights_scaled", "Blog"),
-    value_check("answer_culprit", "L3 §4"),
+    value_check("answer_culprit", "L3 §4", discussion=CULPRIT_DISCUSSION),
 ]

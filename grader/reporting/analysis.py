@@ -8,6 +8,7 @@ this module adds what the terminal tables leave out:
 - late submissions (nbgrader's gradebook: submission timestamp, due date with extension, penalty);
 - grading time per submission (``grader.reporting.timings``);
 - pairs of submissions possibly written together (``grader.similarity``).
+- answers that fit someone else's numbers (``grader.reporting.borrowed_numbers``).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from grader.checks import all_checks
 from grader.course import Course
 from grader.report import ClassReport, build_report
+from grader.reporting.borrowed_numbers import BorrowedRow, borrowed_numbers
 from grader.reporting.timings import grading_times
 from grader.similarity import SimilarityReport, similar_pairs
 
@@ -70,6 +72,7 @@ class AssignmentSummary:
     late: list[LateRow]
     grading_seconds: dict[str, float] = field(default_factory=dict)  # student -> seconds
     similarity: SimilarityReport | None = None  # pairs possibly written together (instructors only)
+    borrowed: list[BorrowedRow] = field(default_factory=list)  # answers that fit someone else's numbers
 
     @property
     def assignment(self) -> str:
@@ -168,4 +171,5 @@ def collect(course: Course, assignment: str) -> AssignmentSummary:
         summary.similarity = similar_pairs(course, assignment)
     except FileNotFoundError:  # no release notebook to tell the template from a student's code
         summary.similarity = None
+    summary.borrowed = borrowed_numbers(course, assignment, students)
     return summary

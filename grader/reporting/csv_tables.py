@@ -11,6 +11,8 @@ Columns: ``assignment, table, row, column, value``. ``table`` is one of
 - ``similar_pairs``: row = "student | student" (highest score first); columns student_a, student_b,
   score, cells ("grade_id score; ..."), anchor (the pair's side-by-side view on the page);
 - ``similarity_skipped``: row = student; column reason (not compared: ungradable or unreadable).
+- ``borrowed_numbers``: row = "student: item: whose numbers"; columns student, item, whose_numbers, items
+  (answers that fit someone else's numbers).
 
 A spreadsheet's pivot table (or ``pandas.pivot``) turns any table back into its wide form.
 Cells are written as they are, through ``grader.reporting.csv_files``: numbers stay numbers, and
@@ -59,6 +61,10 @@ def rows(summary: AssignmentSummary) -> Iterator[tuple[str, str, str, str, objec
         yield a, "histogram", label, "students", n
     for table, row, column, value in similarity_rows(summary.similarity):
         yield a, table, row, column, value
+    for b in summary.borrowed:
+        for column, value in (("student", b.student), ("item", b.item), ("whose_numbers", b.whose),
+                              ("items", b.items)):
+            yield a, "borrowed_numbers", f"{b.student}: {b.item}: {b.whose}", column, value
 
 
 def write_csv(summaries: list[AssignmentSummary], path: Path) -> Path:

@@ -71,8 +71,10 @@ def dot_variance_mc(d_k, n_samples, rng, var_q=1.0, var_k=1.0):
         draws.append(float(query @ key))
     return mean_and_variance(draws)[1]
 # %% answer_std_ratio
-answer_std_ratio = math.sqrt(64) / math.sqrt(4)
+answer_std_ratio = math.sqrt(my_numbers["answer_std_ratio"]["d_k_large"]) / math.sqrt(my_numbers["answer_std_ratio"]["d_k_small"])
 # %% answer_var_component4
-answer_var_component4 = 64 * 4.0 * 4.0
+v = my_numbers["answer_var_component4"]["component_variance"]
+answer_var_component4 = my_numbers["answer_var_component4"]["d_k"] * v * v
 # %% answer_sigma_divide_dk
-answer_sigma_divide_dk = math.sqrt(dot_variance_theory(64)) / 64
+d = my_numbers["answer_sigma_divide_dk"]["d_k"]
+answer_sigma_divide_dk = math.sqrt(dot_variance_theory(d)) / d

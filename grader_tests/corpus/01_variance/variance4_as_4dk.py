@@ -1,5 +1,6 @@
-# Misconception: Var(q·k) with component variance 4 answered as 4·d_k = 256 instead of 4·4·d_k.
+# Misconception: Var(q·k) with component variance v answered as v·d_k instead of v·v·d_k.
 # base: model
 # kind: misconception
 # %% answer_var_component4
-answer_var_component4 = 4 * 64  # each of the 64 terms has variance 4
+numbers = my_numbers["answer_var_component4"]
+answer_var_component4 = numbers["component_variance"] * numbers["d_k"]  # each term has variance v

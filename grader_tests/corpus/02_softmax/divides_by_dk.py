@@ -2,7 +2,8 @@
 # base: model
 # kind: misconception
 # %% answer_weights_scaled
-answer_weights_scaled = softmax(np.array([14.0, 10.0, 12.0]) / 64)  # divided by d_k = 64
+numbers = my_numbers["answer_weights_scaled"]
+answer_weights_scaled = softmax(np.array(numbers["scores"]) / numbers["d_k"])  # divided by d_k
 # %% unit_variance_scale
 def unit_variance_scale(d_k):
     """The divisor that normalises the scores."""

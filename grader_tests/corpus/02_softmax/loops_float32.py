@@ -29,11 +29,12 @@ def softmax(x, axis=-1):
             result[r, c] = e / normaliser
     return restore(result)
 # %% answer_worked_example
-answer_worked_example = softmax([3.2, 0.1, -2.5, 0.4])
+answer_worked_example = softmax(my_numbers["answer_worked_example"]["scores"])
 # %% answer_weights_unscaled
-answer_weights_unscaled = softmax([14, 10, 12])
+answer_weights_unscaled = softmax(my_numbers["answer_weights_unscaled"]["scores"])
 # %% answer_weights_scaled
-answer_weights_scaled = softmax([14 / 8, 10 / 8, 12 / 8])
+root = math.sqrt(my_numbers["answer_weights_scaled"]["d_k"])
+answer_weights_scaled = softmax([s / root for s in my_numbers["answer_weights_scaled"]["scores"]])
 # %% entropy
 def entropy(p, axis=-1):
     """Entropy in nats along `axis`, skipping zero probabilities (0·log 0 = 0)."""
@@ -91,7 +92,9 @@ def score_gradient(scores, target):
         row[label] -= 1.0
     return rows.reshape(probabilities.shape)
 # %% answer_culprit
-answer_culprit = "b"
+for letter, option in zip("abcd", my_numbers["answer_culprit"]["options"]):
+    if "gap" in option:
+        answer_culprit = letter  # lower case is accepted
 # %% unit_variance_scale
 def unit_variance_scale(d_k):
     """sqrt(d_k): dividing by it turns Var(q·k) = d_k into 1."""

@@ -2,4 +2,4 @@
 # base: model
 # kind: misconception
 # %% answer_weights_scaled
-answer_weights_scaled = softmax(np.array([14.0, 10.0, 12.0]))  # the scores as they come
+answer_weights_scaled = softmax(np.array(my_numbers["answer_weights_scaled"]["scores"]))  # the scores as they come

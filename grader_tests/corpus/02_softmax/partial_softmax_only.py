@@ -10,10 +10,11 @@ def softmax(x, axis=-1):
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 # %% answer_worked_example
-answer_worked_example = softmax(np.array([3.2, 0.1, -2.5, 0.4]))
+answer_worked_example = softmax(np.array(my_numbers["answer_worked_example"]["scores"]))
 # %% answer_weights_unscaled
-answer_weights_unscaled = softmax(np.array([14.0, 10.0, 12.0]))
+answer_weights_unscaled = softmax(np.array(my_numbers["answer_weights_unscaled"]["scores"]))
 # %% answer_weights_scaled
-answer_weights_scaled = softmax(np.array([14.0, 10.0, 12.0]) / 8)
+numbers = my_numbers["answer_weights_scaled"]
+answer_weights_scaled = softmax(np.array(numbers["scores"]) / np.sqrt(numbers["d_k"]))
 # %% answer_culprit
-answer_culprit = "A"
+answer_culprit = "ABCD"[my_numbers["answer_culprit"]["options"].index("the gradient p - y vanishes")]

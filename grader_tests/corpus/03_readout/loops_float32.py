@@ -31,9 +31,10 @@ def relative_weight(s_target, s_other, beta):
         return ratios[0]
     return np.array(ratios).reshape(pairs.shape)
 # %% answer_ab_exp
-answer_ab_exp = np.array([math.exp(4 * 1.0), math.exp(4 * 0.6)])
+ab = my_numbers["answer_ab_exp"]
+answer_ab_exp = np.array([math.exp(ab["beta"] * ab["s_a"]), math.exp(ab["beta"] * ab["s_b"])])
 # %% answer_ab_ratio
-answer_ab_ratio = math.exp(4 * (0.6 - 1.0))
+answer_ab_ratio = math.exp(ab["beta"] * (ab["s_b"] - ab["s_a"]))
 # %% answer_ab_weights
 answer_ab_weights = answer_ab_exp / (answer_ab_exp[0] + answer_ab_exp[1])
 # %% normalize_rows
@@ -68,7 +69,7 @@ def softmax_readout(K, V, x, beta):
         readout += w * value
     return readout, weights
 # %% answer_beta_equiv
-answer_beta_equiv = math.sqrt(64)  # |q||k| cos / sqrt(d_k) = 64 cos / 8
+answer_beta_equiv = math.sqrt(my_numbers["answer_beta_equiv"]["d_k"])  # |q||k| cos / sqrt(d_k) = d_k cos / sqrt(d_k)
 # %% retrieval_accuracy
 def retrieval_accuracy(n_pairs, d, beta, n_trials, rng, readout="softmax"):
     """Fraction of memories, built one at a time, that return the queried key's value."""

@@ -21,8 +21,9 @@ def relative_weight(s_target, s_other, beta):
     w = np.exp(beta * diff)
     return float(w) if w.ndim == 0 else w
 # %% answer_ab_exp
-answer_ab_exp = exp_weights([1.0, 0.6], 4)
+ab = my_numbers["answer_ab_exp"]
+answer_ab_exp = exp_weights([ab["s_a"], ab["s_b"]], ab["beta"])
 # %% answer_ab_ratio
-answer_ab_ratio = relative_weight(1.0, 0.6, 4)
+answer_ab_ratio = relative_weight(ab["s_a"], ab["s_b"], ab["beta"])
 # %% answer_ab_weights
 answer_ab_weights = answer_ab_exp / answer_ab_exp.sum()

@@ -91,4 +91,4 @@ def projected_score_variance(d_model, d_k, init_std, n_samples, rng):
     centre = sum(scores) / len(scores)
     return sum((s - centre) ** 2 for s in scores) / len(scores)
 # %% answer_init_std
-answer_init_std = 512 ** -0.5
+answer_init_std = my_numbers["answer_init_std"]["d_model"] ** -0.5
