@@ -471,7 +471,7 @@ class GradingService:
         parts += [f"{name} {seconds:.2f} s" for name, seconds in steps.items()]
         if "started" in moments:
             worker = sum(steps.values())
-            parts.append(f"handed back {max(0.0, graded - moments['started'] - worker):.2f} s")
+            parts.append(f"waited for a worker {max(0.0, graded - moments['started'] - worker):.2f} s")
         parts.append(f"released {released - graded:.2f} s")
         if "landed" in moments:
             parts.append(f"{released - moments['landed']:.2f} s after it landed")
