@@ -315,6 +315,7 @@ class GradingService:
             shutil.rmtree(staging, ignore_errors=True)
         self.journal.update(row.id, state=RELEASED, outcome="refused", problem=row.refusal,
                             finished_at=self.clock())
+        self._moments.pop(row.id, None)
         log.info("%s %s refused: %s", row.student, row.assignment, row.refusal)
 
     # ---- 2. held feedback ----------------------------------------------------------------------
@@ -424,6 +425,7 @@ class GradingService:
                                                   outcome, detail, todo))
         self.journal.update(row.id, state=RELEASED, outcome=outcome, problem=detail,
                             finished_at=self.clock())
+        self._moments.pop(row.id, None)
         log.info("%s %s %s: %s", row.student, row.assignment, outcome, detail)
 
     # ---- 4. finish and release ----------------------------------------------------------------
