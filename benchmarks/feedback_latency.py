@@ -24,6 +24,9 @@ The current service's log lines give the seconds of each step (noticed, collecte
 screen, grade, feedback, record, handed back, released): their medians over the idle hand-ins
 are printed.
 
+Scaling out: the rush of --dask-rush hand-ins through ``grader watch --scheduler`` on a real
+``LocalCluster`` of 1 and then 2 worker processes: hand-ins a minute, and their ratio.
+
 Planning: a queueing model fitted to the measured per-hand-in service time (the largest rush's
 duration times the workers over its hand-ins: what one hand-in costs a worker on this machine,
 contention included; its spread from the in-process measurements) gives, for a class of 300 and
@@ -33,7 +36,7 @@ workers a course needs for a p95 under 10 s. The model is a discrete-event simul
 first-come-first-served workers (``plan``), repeated --replications times.
 
     python benchmarks/feedback_latency.py [--idle 6] [--rush 30,100] [--workers 2]
-        [--baseline COMMIT] [--baseline-rush 30]
+        [--baseline COMMIT] [--baseline-rush 30] [--dask-rush 30] [--skip-local]
 """
 from __future__ import annotations
 
@@ -105,7 +108,7 @@ class Trial:
     """A course, an exchange and a running ``grader watch`` of one service's code."""
 
     def __init__(self, top: Path, label: str, pythonpath: str | None, notebooks: dict[str, str],
-                 accounts: dict[str, str], workers: int):
+                 accounts: dict[str, str], workers: int, scheduler: str | None = None):
         from grader.course import create_course
         from grader.release import generate_release
         from grader.service.exchange import CourseExchange
@@ -125,7 +128,8 @@ class Trial:
         self._log = open(self.log_path, "w")
         self.service = subprocess.Popen(
             [sys.executable, "-m", "grader.cli", "watch", "--course", str(self.course.root),
-             "--fix-permissions", "--workers", str(workers)],
+             "--fix-permissions", "--workers", str(workers)]
+            + (["--scheduler", scheduler] if scheduler else []),
             stdout=self._log, stderr=subprocess.STDOUT, env=env, cwd=str(self.top))
 
     def side(self, student: str):
@@ -248,6 +252,29 @@ def baseline_package(top: Path, commit: str) -> str | None:
     return str(target)
 
 
+def dask_throughput(top: Path, notebooks: dict[str, str], accounts: dict[str, str], size: int) -> dict:
+    """The rush of ``size`` through ``grader watch --scheduler`` on a LocalCluster of 1, then 2
+    worker processes (one thread each); workers -> rush result."""
+    import distributed
+
+    results = {}
+    for workers in (1, 2):
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster:
+            trial = Trial(top, f"dask{workers}", None, notebooks, accounts, workers,
+                          scheduler=cluster.scheduler_address)
+            try:
+                trial.idle(0)  # one hand-in, not counted: the workers load what they reuse
+                rush = trial.rush(size, f"r{size}x")
+                rush["load"] = load()
+                rush["journal"] = trial.check_journal(rush)
+                results[workers] = rush
+                print(f"dask, {workers} worker(s): rush of {size} done ({rush['load']})", flush=True)
+            finally:
+                trial.stop()
+    return results
+
+
 # ---- planning past this machine -------------------------------------------------------------
 
 def simulate_p95(students: int, workers: int, service: list[float], overhead: float,
@@ -286,6 +313,19 @@ def plan(service: list[float], overhead: float, replications: int) -> list[str]:
     return lines
 
 
+def print_dask(dask_results: dict[int, dict], size: int) -> None:
+    if dask_results:
+        print()
+        print(f"== grader watch --scheduler, a LocalCluster on this machine, rush of {size}")
+        for workers, rush in dask_results.items():
+            print(f"{workers} Dask worker(s): all fetchable after {rush['all_fetchable']:6.1f} s, "
+                  f"{60 * rush['size'] / rush['all_fetchable']:5.1f} hand-ins a minute ({rush['load']}); "
+                  + (rush["journal"] or "journal: one row each, all released, in arrival order"))
+        if len(dask_results) == 2:
+            one, two = (dask_results[w]["all_fetchable"] for w in (1, 2))
+            print(f"2 workers / 1 worker throughput: {one / two:.2f}x")
+
+
 # ---- the run ----------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
@@ -296,6 +336,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--baseline", default=BASELINE_COMMIT, help="commit of the baseline service")
     parser.add_argument("--replications", type=int, default=20)
+    parser.add_argument("--dask-rush", type=int, default=30,
+                        help="hand-ins of the rush graded on a LocalCluster of 1 and of 2 Dask "
+                             "workers (0: none)")
+    parser.add_argument("--skip-local", action="store_true",
+                        help="only the Dask throughput (no idle, rushes or plan)")
     parser.add_argument("--work-runs", type=int, default=3,
                         help="in-process gradings of each notebook for the floor")
     args = parser.parse_args(argv)
@@ -325,14 +370,17 @@ def main(argv: list[str] | None = None) -> int:
           f"hand-in ({load()})", flush=True)
 
     names = [f"idle{run:02d}" for run in range(args.idle + 1)]
-    for size in sorted(set(rushes + baseline_rushes)):
+    for size in sorted(set(rushes + baseline_rushes + ([args.dask_rush] if args.dask_rush else []))):
         names += [f"r{size}x{i:03d}" for i in range(size - size // 5)]
     results: dict[str, dict] = {}
+    dask_results: dict[int, dict] = {}
     with ExitStack() as stack:
         accounts = stack.enter_context(temporary_accounts(names, prefix="lat"))
         baseline_path = baseline_package(top, args.baseline)
         variants = ([("baseline", baseline_path, baseline_rushes)] if baseline_path else []) + \
                    [("current", None, rushes)]
+        if args.skip_local:
+            variants = []
         for label, pythonpath, sizes in variants:
             trial = Trial(top, label, pythonpath, notebooks, accounts, args.workers)
             try:
@@ -349,6 +397,12 @@ def main(argv: list[str] | None = None) -> int:
                 result["steps"] = trial.step_medians()
             finally:
                 trial.stop()
+        if args.dask_rush:
+            dask_results = dask_throughput(top, notebooks, accounts, args.dask_rush)
+    if args.skip_local:
+        print_dask(dask_results, args.dask_rush)
+        shutil.rmtree(top, ignore_errors=True)
+        return 0
 
     def line(name: str, values: list[float]) -> str:
         return (f"{name:<22} n={len(values):<3} p50 {statistics.median(values):5.2f} s   "
@@ -392,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{largest['size']}, {largest['load']}), {overhead:.2f} s outside the worker (idle medians)")
         for text in plan(service, overhead, args.replications):
             print(text)
+    print_dask(dask_results, args.dask_rush)
     shutil.rmtree(top, ignore_errors=True)
     return 0
 
