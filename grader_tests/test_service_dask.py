@@ -93,8 +93,8 @@ def _pid_of_worker_running(client, key_prefix: str) -> int:
 def test_a_worker_killed_mid_grading_has_the_hand_in_graded_on_another_worker(setup, cluster):
     side = setup.hand_in("ann", LOOPING, {f"{notebook_name(LOOPING)}.ipynb":
                                           setup.notebook_text(LOOPING, "infinite_loop")})
-    service = GradingService(setup.course, scheduler=cluster.scheduler_address)
-    running = threading.Thread(target=service.run, kwargs={"once": True})
+    running = threading.Thread(target=lambda: GradingService(  # its journal belongs to its thread
+        setup.course, scheduler=cluster.scheduler_address).run(once=True))
     with distributed.Client(cluster.scheduler_address, set_as_default=False) as watcher:
         running.start()
         pid = _pid_of_worker_running(watcher, f"watch-{LOOPING}-{side.student}-")
