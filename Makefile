@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install release clean
+.PHONY: demo test install release clean hub
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -19,7 +19,11 @@ demo: $(STAMP)
 	$(BIN)/grader demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+# A complete local course hub on 127.0.0.1:8000 (as root; Ctrl-C tears it down): README "On a JupyterHub".
+hub: $(STAMP)
+	$(BIN)/grader hub up
 
 release: $(STAMP)
 	$(BIN)/grader release

@@ -12,6 +12,7 @@ from grader.feedback import FeedbackPage
 from grader.pages.exporter import SANITIZING_FILTERS, FeedbackExporter
 from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATHS
 from grader.pages.notebook import RemoveActiveContent
+from grader.reporting.grades_csv import GradesCsvExport
 from grader.sandbox import SandboxedExecute
 from grader.sandbox.submitted_links import make_pre_convert_hook
 from grader.sanitize import RestoreCellMetadata
@@ -60,6 +61,9 @@ c.Autograde.autograde_preprocessors = [
 c.SandboxedExecute.timeout = 30
 c.SandboxedExecute.notebook_timeout = 300  # seconds for the whole notebook, besides 30 s per cell
 c.SandboxedExecute.require_sandbox = True
+# Output the kernel may send: max_output_bytes per cell (8 MiB) and max_notebook_output_bytes for
+# the whole notebook (16 MiB; hidden checks' reports count only against their cell). Feedback
+# pages show at most c.FeedbackExporter.max_output_bytes (16 MiB) of output.
 # Links, FIFOs, devices and oversized files leave the submission folder before nbgrader copies it.
 c.Autograde.pre_convert_hook = make_pre_convert_hook(COURSE_ROOT)
 # Only what grading needs survives in the graded notebook's metadata (nbconvert keeps this
@@ -82,6 +86,10 @@ c.GenerateFeedback.exporter_class = FeedbackExporter
 # Feedback never carries hidden test source (nor, by construction, expected values); FeedbackPage
 # adds the summary of every check at the top and tidies the graded outputs (grader.feedback).
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor, FeedbackPage]
+
+# `nbgrader export` writes grades.csv quoted, with text a spreadsheet would run as a formula
+# defused (grader.reporting.grades_csv); same columns and options as nbgrader's own CSV export.
+c.ExportApp.plugin_class = GradesCsvExport
 
 # ---- Grading service (`grader watch`, grader.service) -------------------------------------------
 # Students hand in with nbgrader's exchange; the service collects, grades and releases feedback.

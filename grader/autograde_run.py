@@ -31,11 +31,12 @@ class RateColumn(ProgressColumn):
 
 
 def run_autograde(course: Course, assignments: list[str], workers: int | None, force: bool,
-                  console: Console, scheduler: str | None = None) -> int:
+                  console: Console, scheduler: str | None = None, insecure_scheduler: bool = False) -> int:
     """Grade every submission of ``assignments``; 0 unless a grading process failed.
 
     scheduler: a Dask scheduler's address; its cluster grades the submissions
-    (``grader.distributed``) instead of local worker processes.
+    (``grader.distributed``) instead of local worker processes. insecure_scheduler: grade on it even
+    without mutual TLS (``grader.cluster_security``).
     """
     from grader.report import build_report, render
 
@@ -63,7 +64,8 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
             for assignment in assignments:
                 students = [s for a, s in todo if a == assignment]
                 if students:
-                    for outcome in grade_on_dask(course, assignment, students, scheduler):
+                    for outcome in grade_on_dask(course, assignment, students, scheduler,
+                                                 insecure_scheduler=insecure_scheduler):
                         on_outcome(outcome)
         else:
             grade_submissions(course, todo, workers=workers, force=True, on_outcome=on_outcome)

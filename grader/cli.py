@@ -3,14 +3,17 @@
     grader release [ASSIGNMENT ...]          regenerate release/ from source/ (nbgrader generate_assignment)
     grader autograde ASSIGNMENT ... [--workers N] [--force]
                                              grade every submission in parallel (unchanged ones are skipped)
-    grader autograde ASSIGNMENT ... --scheduler ADDRESS   ... on a Dask distributed cluster
+    grader autograde ASSIGNMENT ... --scheduler ADDRESS   ... on a Dask distributed cluster (tls://, mutual TLS)
+    grader cluster-certs [DIR]               the course's CA and certificates for that cluster
     grader feedback ASSIGNMENT               feedback pages (nbgrader generate_feedback)
     grader report ASSIGNMENT | --all         class report: terminal tables, an HTML page and its CSV
+    grader similarity ASSIGNMENT             pairs of submissions possibly written together (instructors only)
     grader export --canvas FILE --roster R   grades as a CSV for Canvas's gradebook import
     grader demo [--dir DIR]                  the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
     grader watch [--once]                    the grading service: collect, grade, release feedback
+    grader hub up | down                     a complete local course hub (JupyterHub, accounts, grader watch)
 """
 from __future__ import annotations
 
@@ -51,12 +54,15 @@ def cmd_autograde(args) -> int:
 
     course = _course(args)
     if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.distributed)
+        from grader.cluster_security import InsecureSchedulerError, client_security
         from grader.distributed import ClusterSetupError
 
         try:
+            client_security(course, args.scheduler, insecure=args.insecure_scheduler)  # refuse before any work
             return run_autograde(course, args.assignments, workers=args.workers, force=args.force,
-                                 console=Console(), scheduler=args.scheduler)
-        except ClusterSetupError as exc:
+                                 console=Console(), scheduler=args.scheduler,
+                                 insecure_scheduler=args.insecure_scheduler)
+        except (ClusterSetupError, InsecureSchedulerError) as exc:
             raise SystemExit(f"error: {exc}") from None
     return run_autograde(course, args.assignments, workers=args.workers, force=args.force, console=Console())
 
@@ -90,6 +96,23 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_similarity(args) -> int:
+    from grader.similarity import similar_pairs
+    from grader.similarity.report import render as render_similarity
+
+    course = _course(args)
+    if not course.students(args.assignment):
+        raise SystemExit(f"error: no submissions of {args.assignment} in {course.root / 'submitted'}")
+    try:
+        report = similar_pairs(course, args.assignment)
+    except FileNotFoundError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    render_similarity(report, Console())
+    if report.pairs:
+        print(f"side by side: `grader report {args.assignment}`, section \"Possibly written together\"")
+    return 0
+
+
 def cmd_export(args) -> int:
     from grader.reporting.canvas import RosterError, export_canvas
 
@@ -104,15 +127,16 @@ def cmd_export(args) -> int:
         result = export_canvas(course.db_url, Path(args.roster), Path(args.canvas), canvas_ids)
     except RosterError as exc:
         raise SystemExit(f"error: {exc}") from None
-    print(f"Canvas import file: {result.path} ({result.students} students x {len(result.assignments)} assignments)")
     if result.not_in_gradebook:
         print(f"warning: {len(result.not_in_gradebook)} roster student(s) have no gradebook entry and get 0 "
               f"for every assignment: {', '.join(result.not_in_gradebook)}", file=sys.stderr)
     if result.not_in_roster:
-        print(f"error: {len(result.not_in_roster)} gradebook student(s) are not in the roster {args.roster}, "
-              f"so their grades are NOT in {result.path}: {', '.join(result.not_in_roster)}; add them to the roster "
-              "(or give an nbgrader_id column) and export again", file=sys.stderr)
+        left = " (the earlier file there is left unchanged)" if result.path.exists() else ""
+        print(f"error: {len(result.not_in_roster)} gradebook student(s) are not in the roster {args.roster}: "
+              f"{', '.join(result.not_in_roster)}; nothing was written to {result.path}{left}. Add them to the "
+              "roster (or give an nbgrader_id column) and export again", file=sys.stderr)
         return 1
+    print(f"Canvas import file: {result.path} ({result.students} students x {len(result.assignments)} assignments)")
     return 0
 
 
@@ -143,6 +167,41 @@ def add_check_pages_parser(sub) -> None:
 # ---- end check-pages ----
 
 
+# ---- cluster-certs: the course's CA and certificates for a grading cluster (grader.cluster_security) ----
+def cmd_cluster_certs(args) -> int:
+    from grader.cluster_security import CERTS_VARIABLE, CertificatesExistError, certificates_folder, make_certificates
+
+    course = _course(args)
+    course.state_dir  # created mode 0700 before anything is written into it (the default folder is inside)
+    folder = Path(args.dir).resolve() if args.dir else certificates_folder(course)
+    try:
+        written = make_certificates(folder, days=args.days, label=f"grader {course.root.name}", force=args.force)
+    except (CertificatesExistError, ValueError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"course CA and certificates, valid {args.days} days, in {folder} (mode 0700, keys 0600):")
+    for path in written:
+        print(f"  {path.name}")
+    print("scheduler machine: ca.pem scheduler.pem scheduler-key.pem; every worker machine (root only): "
+          "ca.pem worker.pem worker-key.pem; the grader keeps ca.pem client.pem client-key.pem here")
+    if args.dir and folder != certificates_folder(course):
+        print(f"set {CERTS_VARIABLE}={folder} where `grader autograde --scheduler` runs")
+    return 0
+
+
+def add_cluster_certs_parser(sub) -> None:
+    p = sub.add_parser("cluster-certs", help="make the course's CA and the certificates of its grading cluster "
+                                             "(scheduler, workers, this grader) for mutual TLS")
+    p.add_argument("dir", nargs="?", default=None, metavar="DIR",
+                   help="folder to write them to (default: $GRADER_CLUSTER_CERTS, else the course's "
+                        ".grader/cluster-certs, where grader autograde --scheduler looks)")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.add_argument("--days", type=int, default=365, help="how long the certificates are valid, in days "
+                                                          "(default: 365)")
+    p.add_argument("--force", action="store_true", help="replace certificates already in DIR")
+    p.set_defaults(func=cmd_cluster_certs)
+# ---- end cluster-certs ----
+
+
 # ---- grader watch: the grading service (grader.service) ----------------------------------------
 
 def cmd_watch(args) -> int:
@@ -153,7 +212,7 @@ def cmd_watch(args) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%Y-%m-%dT%H:%M:%S")
     logging.getLogger("traitlets").setLevel(logging.WARNING)  # nbgrader's per-poll exchange chatter
     return serve(_course(args), once=args.once, fix_permissions=args.fix_permissions, workers=args.workers,
-                 scheduler=args.scheduler)
+                 scheduler=args.scheduler, insecure_scheduler=args.insecure_scheduler)
 
 
 def add_watch_parser(sub) -> None:
@@ -167,6 +226,8 @@ def add_watch_parser(sub) -> None:
                    help="submissions graded at once (default: c.GradingService.workers)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="grade on the Dask cluster of this scheduler (as grader autograde --scheduler)")
+    p.add_argument("--insecure-scheduler", action="store_true",
+                   help="grade even on a scheduler without mutual TLS (tcp://), as grader autograde")
     p.set_defaults(func=cmd_watch)
 
 
@@ -185,9 +246,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true",
                    help="grade again even submissions whose inputs have not changed since they were graded")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="grade on the Dask distributed cluster of this scheduler (tcp://host:8786); "
-                        "the course folder must be shared with every worker at the same path")
+                   help="grade on the Dask distributed cluster of this scheduler (tls://host:8786, started "
+                        "with the course's certificates: grader cluster-certs); the course folder must be "
+                        "shared with every worker at the same path")
+    p.add_argument("--insecure-scheduler", action="store_true",
+                   help="grade even on a scheduler without mutual TLS (tcp://): anyone who can reach it "
+                        "can then run code as the workers' user, root")
     p.set_defaults(func=cmd_autograde)
+    add_cluster_certs_parser(sub)
 
     for name, func, text in (("feedback", cmd_feedback, "generate feedback pages"),):
         p = sub.add_parser(name, help=text)
@@ -202,6 +268,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where to write the page (default: reports/<ASSIGNMENT>.html or reports/class-report.html)")
     p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("similarity", help="pairs of submissions whose solution cells share unusual code "
+                                          "(template, names, comments and literals ignored)")
+    p.add_argument("assignment", choices=list(ASSIGNMENTS))
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.set_defaults(func=cmd_similarity)
 
     p = sub.add_parser("export", help="grades as a CSV that Canvas's gradebook import accepts")
     p.add_argument("--canvas", required=True, metavar="FILE", help="the Canvas import CSV to write")
@@ -224,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_check_pages_parser(sub)
     add_watch_parser(sub)
+    from grader.hub.command import add_hub_parser
+
+    add_hub_parser(sub)
     return parser
 
 

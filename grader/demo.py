@@ -5,8 +5,8 @@
 3. hand in a simulated class (``grader.simulated_class``);
 4. grade every assignment in parallel, write feedback pages and ``grades.csv`` (``nbgrader export``);
 5. a student hands in through nbgrader's exchange and fetches feedback from ``grader watch``;
-6. print the per-student summary and class report of each assignment, and write the class report
-   page (HTML, with a CSV of its tables) for the whole class.
+6. print the per-student summary, class report and pairs possibly written together of each
+   assignment, and write the class report page (HTML, with a CSV of its tables) for the whole class.
 """
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ from grader.parallel import grade_class
 from grader.release import generate_release
 from grader.report import build_report, render
 from grader.reporting import write_report
+from grader.similarity import similar_pairs
+from grader.similarity.report import render as render_similarity
 from grader.simulated_class import simulated_class
 from grader.submissions import write_submission
 
@@ -81,6 +83,7 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     console.rule("6. Class reports")
     for assignment in ASSIGNMENTS:
         render(build_report(course, assignment), console)
+        render_similarity(similar_pairs(course, assignment), console)
     page, table = write_report(course, list(ASSIGNMENTS))
     console.print(f"\ngrades: {course.root / 'grades.csv'}\nfeedback pages: {course.root / 'feedback'}"
                   f"\nclass report tables: {table}", soft_wrap=True, highlight=False)

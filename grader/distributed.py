@@ -9,7 +9,12 @@ worker, exactly as the local process pool does. What the cluster must provide:
 - **the same gradebook for every worker**: ``db_url`` of the course's ``nbgrader_config.py``
   must resolve to the same database on each of them (PostgreSQL, ``GRADER_DB_URL``, when the
   workers are on several machines; SQLite must not be shared over a network file system);
-- workers running as root with this project installed, so that each kernel gets its sandbox.
+- workers running as root with this project installed, so that each kernel gets its sandbox;
+- because those workers run whatever a client sends, **mutual TLS** (``grader.cluster_security``):
+  a ``tls://`` scheduler and workers started with the course's certificates. The grader connects
+  with the course's client certificate, and refuses a plain ``tcp://`` scheduler, a folder without
+  a usable client certificate, or a scheduler, worker or nanny that lets in a client without a
+  certificate, unless told ``insecure_scheduler``.
 
 Before any submission is sent, every worker is asked what it sees; a worker without the course
 folder, whose config names another gradebook, or on another machine while the gradebook is an
@@ -29,6 +34,8 @@ import socket
 import uuid
 from pathlib import Path
 
+from grader.cluster_security import (CA_FILE, InsecureSchedulerError, certificates_folder, client_security,
+                                     listener_problems, scheme_of)
 from grader.course import CONFIG_FILE, Course, enable_concurrent_writers, printable_db_url
 from grader.parallel import GradingOutcome, grade_one
 from grader.ungradable import record_ungradable
@@ -88,13 +95,28 @@ def cluster_problems(views: dict[str, dict], course: Course, local_host: str) ->
     return problems
 
 
-def check_workers(client, course: Course) -> None:
-    """ClusterSetupError unless every worker can grade ``course`` (see ``cluster_problems``)."""
+def check_listeners(client, course: Course, scheduler_address: str) -> None:
+    """InsecureSchedulerError unless the scheduler and every worker and nanny reject strangers."""
+    workers = client.scheduler_info(n_workers=-1)["workers"]
+    others = [address for worker, info in sorted(workers.items())
+              for address in (worker, info.get("nanny")) if address]
+    problems = listener_problems(scheduler_address, others, certificates_folder(course) / CA_FILE)
+    if problems:
+        raise InsecureSchedulerError("refusing to grade on this cluster:\n  " + "\n  ".join(problems))
+
+
+def wait_for_a_worker(client) -> None:
+    """ClusterSetupError unless a worker joins within WORKER_WAIT_SECONDS."""
     try:
         client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
     except TimeoutError:
         raise ClusterSetupError(f"no Dask worker joined the scheduler within {WORKER_WAIT_SECONDS} s; "
-                                "start workers with `dask worker SCHEDULER_ADDRESS`") from None
+                                "start workers with `dask worker SCHEDULER_ADDRESS` (README, "
+                                "\"Grading on several machines\")") from None
+
+
+def check_workers(client, course: Course) -> None:
+    """ClusterSetupError unless every worker can grade ``course`` (see ``cluster_problems``)."""
     problems = cluster_problems(client.run(worker_view, str(course.root)), course, socket.gethostname())
     if problems:
         raise ClusterSetupError("the cluster cannot grade this course:\n  " + "\n  ".join(problems))
@@ -116,15 +138,39 @@ def failed_task_outcome(course: Course, assignment: str, student: str, error: Ba
     return GradingOutcome(student, assignment, False, reason, 0.0)
 
 
+def connect(course: Course, scheduler_address: str, insecure_scheduler: bool):
+    """A ``distributed.Client`` of the scheduler, with the course's client certificate.
+
+    InsecureSchedulerError (see ``grader.cluster_security.client_security``) before connecting to
+    an insecure scheduler unless ``insecure_scheduler``; ClusterSetupError when it cannot be reached.
+    """
+    from distributed import Client
+
+    security = client_security(course, scheduler_address, insecure=insecure_scheduler)
+    try:
+        return Client(scheduler_address, security=security, set_as_default=False)
+    except (OSError, TimeoutError, TypeError) as exc:  # TypeError: tls:// without any TLS settings
+        if security is not None:
+            hint = ("; check that it runs, and that it was started with the course's ca.pem and its own "
+                    "certificate and key (--tls-ca-file, --tls-cert, --tls-key)")
+        elif scheme_of(scheduler_address) == "tls":
+            hint = (f"; neither {certificates_folder(course)} nor Dask's configuration holds a client "
+                    "certificate: make the course's with `grader cluster-certs`")
+        else:
+            hint = "; check that it runs and that this machine can reach it"
+        raise ClusterSetupError(f"cannot connect to the scheduler at {scheduler_address}: {exc}{hint}") from None
+
+
 def grade_on_dask(course: Course, assignment: str, students: list[str] | None,
-                  scheduler_address: str) -> list[GradingOutcome]:
+                  scheduler_address: str, insecure_scheduler: bool = False) -> list[GradingOutcome]:
     """Autograde ``students`` (default: every submitted one) on the Dask cluster at ``scheduler_address``.
 
     Returns one outcome per distinct student, in student order. ClusterSetupError when the cluster
-    cannot grade the course (see the module docstring); nothing is graded then.
+    cannot grade the course (see the module docstring); InsecureSchedulerError when it would let
+    strangers in (mutual TLS missing) and ``insecure_scheduler`` is not set. Nothing is graded then.
     """
     try:
-        from distributed import Client
+        import distributed  # noqa: F401
     except ImportError:
         raise ClusterSetupError("grading on a cluster needs Dask distributed: "
                                 "pip install 'scaled-attention-lab[cluster]'") from None
@@ -132,10 +178,13 @@ def grade_on_dask(course: Course, assignment: str, students: list[str] | None,
     students = sorted(set(students if students is not None else course.students(assignment)))
     if not students:
         return []
-    enable_concurrent_writers(course)
     root = str(course.root)
     run = uuid.uuid4().hex[:8]
-    with Client(scheduler_address, set_as_default=False) as client:
+    with connect(course, scheduler_address, insecure_scheduler) as client:
+        enable_concurrent_writers(course)
+        wait_for_a_worker(client)
+        if not insecure_scheduler:
+            check_listeners(client, course, scheduler_address)
         check_workers(client, course)
         futures = [client.submit(grade_one_exclusively, root, assignment, student, pure=False,
                                  key=f"autograde-{assignment}-{student}-{run}")

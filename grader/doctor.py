@@ -7,8 +7,10 @@ planted environment variables, fork past the process limit, allocate past the me
 limit, write past the file size limit and leave a daemon behind. A second sandbox, with small
 probe limits, tests the whole-tree layers: forking in new sessions past its control group's
 process limit, allocating across processes past its memory limit, spinning on more CPUs than
-its quota, and filling its working folder with bytes and with files. Last, a sandbox run is
-abandoned as a killed grader would abandon it, and the next run must remove its leftovers.
+its quota, and filling its working folder with bytes and with files. A sandboxed kernel then
+prints past small output limits per cell and per notebook, which the grading process must cut.
+Last, a sandbox run is abandoned as a killed grader would abandon it, and the next run must
+remove its leftovers.
 Prints a table (protection, status, detail) and returns 1 if any protection is unavailable.
 """
 
@@ -40,6 +42,9 @@ MiB = 2 ** 20
 # Small limits for the second probe run, so that it stays cheap on a shared machine.
 TREE_PROBE = {"tree_memory_limit": 256 * MiB, "tree_process_limit": 32,
               "workdir_size_limit": 16 * MiB, "workdir_file_limit": 256}
+# Output limits for the kernel probe: four cells print OUTPUT_PROBE_PRINT bytes each.
+OUTPUT_PROBE = {"max_output_bytes": 64 * 1024, "max_notebook_output_bytes": 128 * 1024}
+OUTPUT_PROBE_PRINT = 60 * 1024
 CANARY_ENV = ("NBGRADER_EXECUTION", "GRADER_DOCTOR_CANARY")
 
 
@@ -52,10 +57,10 @@ class Finding:
     detail: str
 
 
-def load_policy(config_file: str | None) -> SandboxPolicy:
-    """The ``c.SandboxedExecute`` policy of ``config_file`` (an nbgrader_config.py), or defaults."""
+def load_settings(config_file: str | None) -> dict:
+    """The ``c.SandboxedExecute`` settings of ``config_file`` (an nbgrader_config.py), or none."""
     if not config_file:
-        return SandboxPolicy()
+        return {}
     if not os.path.isfile(config_file):
         raise SystemExit(f"grader doctor: config file {config_file!r} not found; pass the "
                          "course's nbgrader_config.py or omit --config")
@@ -63,7 +68,7 @@ def load_policy(config_file: str | None) -> SandboxPolicy:
 
     folder, name = os.path.split(os.path.abspath(config_file))
     config = PyFileConfigLoader(name, path=folder).load_config()
-    return policy_from_settings(config.get("SandboxedExecute", {}))
+    return dict(config.get("SandboxedExecute", {}))
 
 
 def _make_course(root: str) -> dict[str, list[str]]:
@@ -234,6 +239,32 @@ def attack_tree(policy: SandboxPolicy) -> list[Finding]:
     ]
 
 
+def check_output_limits(settings: dict) -> Finding:
+    """A sandboxed kernel (the course's settings, small output limits) prints four cells of
+    ``OUTPUT_PROBE_PRINT`` bytes: the grading process must keep two and cut the others, each with
+    its note. The detail names the configured limits."""
+    from nbformat.v4 import new_code_cell, new_notebook
+    from traitlets.config import Config
+
+    from grader.sandbox import SandboxedExecute
+
+    configured = SandboxedExecute(config=Config({"SandboxedExecute": settings}))
+    probe = SandboxedExecute(config=Config({"SandboxedExecute": {
+        **settings, **OUTPUT_PROBE, "require_sandbox": False, "notebook_timeout": PROBE_TIMEOUT}}))
+    nb = new_notebook(cells=[new_code_cell(f"print('x' * {OUTPUT_PROBE_PRINT})") for _ in range(4)],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    with tempfile.TemporaryDirectory(prefix="sandbox-doctor-output-") as folder:
+        probe.preprocess(nb, {"metadata": {"path": folder}})
+    kept = [sum(len(o.get("text", "")) for o in cell.outputs) for cell in nb.cells]
+    noted = [any(o.get("evalue") == probe.notebook_limit_note() for o in cell.outputs) for cell in nb.cells]
+    active = kept[2:] == [0, 0] and noted == [False, False, True, True] and min(kept[:2]) > OUTPUT_PROBE_PRINT
+    return Finding("output limits", active, (
+        f"4 cells printing {OUTPUT_PROBE_PRINT // 1024} KiB each: {sum(k > 0 for k in kept)} kept, "
+        f"{sum(noted)} cut with a note (probe limit {OUTPUT_PROBE['max_notebook_output_bytes'] // 1024} KiB "
+        f"per notebook); configured {configured.max_output_bytes / MiB:g} MiB per cell, "
+        f"{configured.max_notebook_output_bytes / MiB:g} MiB per notebook"))
+
+
 def check_leftover_cleanup(policy: SandboxPolicy) -> Finding:
     """Abandon a prepared sandbox as a SIGKILLed grader would; the next sweep must remove it."""
     probe = dataclasses.replace(policy, require_sandbox=False)
@@ -367,6 +398,26 @@ def service_findings(course_root: str) -> list[Finding]:
     return rows
 
 
+def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
+    """The course's grading-cluster certificates (``grader.cluster_security``): one row when a
+    certificates folder is there or configured, else a note (a course graded locally needs none);
+    nothing without Dask distributed installed."""
+    from pathlib import Path
+
+    from grader.cluster_security import certificates_report, not_configured_note
+    from grader.course import Course
+
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return [], None
+    course = Course(Path(course_root).resolve())
+    report = certificates_report(course)
+    if report is None:
+        return [], not_configured_note(course)
+    return [Finding("cluster certificates (mutual TLS)", *report)], None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``grader doctor``; returns 0 when every protection is active."""
     parser = argparse.ArgumentParser(
@@ -380,11 +431,14 @@ def main(argv: list[str] | None = None) -> int:
     config_file = args.config
     if config_file is None and os.path.isfile("nbgrader_config.py"):
         config_file = "nbgrader_config.py"
-    policy = load_policy(config_file)
+    settings = load_settings(config_file)
+    policy = policy_from_settings(settings)
     course_root = os.path.dirname(os.path.abspath(config_file)) if config_file else None
     is_course = course_root is not None and any(
         os.path.exists(os.path.join(course_root, name)) for name in ("source", "gradebook.db"))
     privacy = (privacy_findings(course_root) + service_findings(course_root)) if is_course else []
+    cluster, cluster_note = cluster_findings(course_root) if is_course else ([], None)
+    privacy += cluster  # course rows, shown even when the sandbox cannot run
     try:
         findings, run, leftovers = attack(policy)
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
@@ -396,11 +450,14 @@ def main(argv: list[str] | None = None) -> int:
     rows = assess(findings, run, leftovers, policy)
     try:
         rows += attack_tree(policy)
+        rows.append(check_output_limits(settings))
         rows.append(check_leftover_cleanup(policy))
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
         rows.append(Finding("whole-tree limits", False, f"the probe could not run: {exc}"))
     rows += privacy
     print_table(rows)
+    if cluster_note:
+        Console().print(cluster_note, highlight=False, markup=False)
     return 0 if all(finding.active for finding in rows) else 1
 
 

@@ -4,7 +4,9 @@ After a submission is graded (its scores are in the gradebook, or it is recorded
 record ``.grader/autograde/<assignment>/<student>.json`` is written atomically, holding a
 fingerprint of everything the result depends on:
 
-- every file of the submission folder (names and bytes);
+- every file of the submission folder (names and bytes): a superset of what the hidden inputs
+  follow (``grader.submission_fingerprint``), so a submission whose inputs change is always graded
+  again, and one that changed only a comment is graded again with the same inputs;
 - the assignment's source folder (the notebook with its hidden probes);
 - the course's ``nbgrader_config.py`` and its secret (``grader.seeds``: the hidden inputs follow
   from it; created here first if it does not exist yet, so that grading does not change it);

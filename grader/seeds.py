@@ -15,12 +15,14 @@ So:
   replayed against known inputs, and two students never share inputs;
 - without the secret nobody can compute the inputs.
 
-The fingerprint covers the source of every code cell as nbgrader's sanitize step leaves it (the
-instructor's locked and test cells restored from the gradebook, the student's cells as submitted):
-that is all the code the kernel runs, so any change that can change what a function returns is a
-new submission. Outputs, metadata and Markdown cells run nothing and are left out, so re-running or
-re-saving a notebook in Jupyter, or editing a prose answer, does not change the inputs. Trailing
-whitespace of each cell is ignored for the same reason.
+The fingerprint (``grader.submission_fingerprint``) covers what can change what the student's
+functions return: the code of every code cell as nbgrader's sanitize step leaves it (the
+instructor's locked and test cells restored from the gradebook, the student's cells as submitted),
+by its parse tree, so comments, blank lines and formatting change nothing while any changed
+expression is a new submission; and the name and bytes of every file the hand-in carries beside the
+notebook, which the kernel can read. Outputs, metadata and Markdown cells run nothing and are left
+out, so re-running or re-saving a notebook in Jupyter, tidying its comments or editing a prose
+answer does not change the inputs.
 """
 from __future__ import annotations
 
@@ -30,7 +32,6 @@ import json
 import os
 import secrets
 from pathlib import Path
-from typing import Iterable
 
 SECRET_FILE = "course_secret"
 SECRET_BYTES = 32
@@ -64,17 +65,6 @@ def course_secret(state_dir: Path) -> bytes:
         raise ValueError(f"{path} does not hold a course secret (expected {2 * SECRET_BYTES} hex digits); "
                          "delete it to generate a new one (every submission then gets new hidden inputs)")
     return secret
-
-
-def submission_fingerprint(code_sources: Iterable[str]) -> str:
-    """SHA-256 (hex) of the code cells' sources, in notebook order, trailing whitespace ignored."""
-    cells = ["\n".join(line.rstrip() for line in source.rstrip().splitlines()) for source in code_sources]
-    return hashlib.sha256(json.dumps(cells, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
-def notebook_fingerprint(nb) -> str:
-    """The fingerprint of an nbformat notebook: its code cells' sources."""
-    return submission_fingerprint(cell.source for cell in nb.cells if cell.cell_type == "code")
 
 
 def submission_seed(secret: bytes, student: str, assignment: str, notebook: str, fingerprint: str) -> int:

@@ -6,14 +6,20 @@ make typical mistakes (a misconception per assignment), one stops half-way and o
 untouched release. One more student hands in a file that is not a readable notebook, to show that
 an unreadable submission is recorded with its reason, not lost. Faults that only cost time (a
 cell that loops until the timeout) are left to the test suite.
+
+One pair was written together (``COPIED``): ivy hands in ben's 02_softmax with the names changed,
+comments added and statements moved (``grader_tests/similarity_corpus``), which the class report's
+"Possibly written together" section shows (``grader.similarity``).
 """
 from __future__ import annotations
 
 import nbformat
 from nbformat import NotebookNode
 
-from grader.course import ASSIGNMENTS, Course
-from grader.submissions import build_notebook, get_submission
+from grader.course import ASSIGNMENTS, REPO_ROOT, Course
+from grader.submissions import build_notebook, get_submission, parse_submission
+
+SIMILARITY_CORPUS_DIR = REPO_ROOT / "grader_tests" / "similarity_corpus"
 
 # student -> assignment -> name of the corpus submission they hand in.
 ROSTER: dict[str, dict[str, str]] = {
@@ -29,6 +35,12 @@ ROSTER: dict[str, dict[str, str]] = {
     "gus": {"01_variance": "truncated_file"},
 }
 
+# student -> assignment -> a submission of the similarity corpus, copied from a classmate's.
+COPIED: dict[str, dict[str, str]] = {
+    "ivy": {"02_softmax": "copy_of_loops_renamed"},  # ben's loops_float32, disguised
+}
+WRITTEN_TOGETHER = {"02_softmax": ("ben", "ivy")}  # assignment -> the pair the report must show
+
 
 def simulated_class(course: Course) -> list[tuple[str, str, NotebookNode | str]]:
     """(student, assignment, notebook or raw file text) for every submission of the class.
@@ -37,15 +49,17 @@ def simulated_class(course: Course) -> list[tuple[str, str, NotebookNode | str]]
     """
     notebooks = {}
     submissions: list[tuple[str, str, NotebookNode | str]] = []
-    for student, handed_in in ROSTER.items():
-        for assignment, name in handed_in.items():
-            submission = get_submission(assignment, name)
-            if submission.unreadable:
-                submissions.append((student, assignment, submission.raw.decode("utf-8", errors="replace")))
-                continue
-            if assignment not in notebooks:
-                notebooks[assignment] = (nbformat.read(course.release_notebook(assignment), as_version=4),
-                                         nbformat.read(course.source_notebook(assignment), as_version=4))
-            release, source = notebooks[assignment]
-            submissions.append((student, assignment, build_notebook(submission, release, source)))
+    handed = [(student, assignment, get_submission(assignment, name))
+              for student, handed_in in ROSTER.items() for assignment, name in handed_in.items()]
+    handed += [(student, assignment, parse_submission(SIMILARITY_CORPUS_DIR / assignment / f"{name}.py", assignment))
+               for student, copied in COPIED.items() for assignment, name in copied.items()]
+    for student, assignment, submission in handed:
+        if submission.unreadable:
+            submissions.append((student, assignment, submission.raw.decode("utf-8", errors="replace")))
+            continue
+        if assignment not in notebooks:
+            notebooks[assignment] = (nbformat.read(course.release_notebook(assignment), as_version=4),
+                                     nbformat.read(course.source_notebook(assignment), as_version=4))
+        release, source = notebooks[assignment]
+        submissions.append((student, assignment, build_notebook(submission, release, source)))
     return submissions

@@ -6,9 +6,10 @@ The course's ``nbgrader_config.py`` puts them around the execute step of ``nbgra
 
 ``PrepareProbes`` reads, from the gradebook (not from the submission), which test cells hold a
 hidden ``probe("<name>")``; draws the inputs from the submission's secret seed (``grader.seeds``: the
-course secret, the student, the assignment and the submitted code, so a regrade of an unchanged
-submission draws the same inputs); and replaces each such cell's
-source by self-contained code that only calls the student's function and reports the raw results.
+course secret, the student, the assignment, the submitted code by its parse tree and the files
+handed in beside it, so a regrade of an unchanged submission draws the same inputs); and replaces
+each such cell's source by self-contained code that only calls the student's function and reports
+the raw results.
 The plan of inputs is kept in the cell's metadata, which the kernel cannot touch.
 
 ``DecideVerdicts`` reads exactly one report from each probe cell's outputs, rejects anything missing,
@@ -35,7 +36,10 @@ from grader import kernel_probe
 from grader.checks import get_check, reference_cache
 from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
 from grader.course import Course
-from grader.seeds import course_secret, notebook_fingerprint, submission_seed
+from grader.seeds import course_secret, submission_seed
+from grader.submission_fingerprint import (
+    handin_files, handin_files_fingerprint, notebook_fingerprint, submission_fingerprint,
+)
 
 PROBE_CALL = re.compile(r"""^\s*probe\(\s*["'](?P<name>\w+)["']\s*\)\s*$""", re.MULTILINE)
 METADATA_KEY = "scaled_attention_lab"
@@ -74,14 +78,22 @@ def injected_source(plan: dict) -> str:
 class CoursePreprocessor(NbGraderPreprocessor):
     """A preprocessor that needs the ``.grader`` folder of the course it is grading."""
 
+    def _converter_coursedir(self) -> CourseDirectory | None:
+        """The course directory of the converter running this preprocessor (exporter -> converter)."""
+        return getattr(getattr(self.parent, "parent", None), "coursedir", None)
+
     def _converter_root(self) -> str | None:
-        """The course root of the converter running this preprocessor (exporter -> converter)."""
-        coursedir = getattr(getattr(self.parent, "parent", None), "coursedir", None)
+        coursedir = self._converter_coursedir()
         return coursedir.root if coursedir is not None else None
 
     def _course_root(self) -> str:
         # standalone, nbgrader's own rule applies (CourseDirectory.root from config, else the cwd)
         return self._converter_root() or CourseDirectory(config=self.config).root
+
+    def _coursedir(self) -> CourseDirectory:
+        """The converter's course directory settings (folders, ignore patterns), else the config's."""
+        coursedir = self._converter_coursedir()
+        return coursedir if coursedir is not None else CourseDirectory(config=self.config, root=self._course_root())
 
     def state_dir(self) -> Path:
         return Course(Path(self._course_root())).state_dir
@@ -93,7 +105,8 @@ class PrepareProbes(CoursePreprocessor):
     seed = Integer(
         None, allow_none=True,
         help="Fixed seed for the hidden inputs of every notebook (for debugging a check); None derives each "
-             "submission's seed from the course secret, the student, the assignment and the submitted code.",
+             "submission's seed from the course secret, the student, the assignment and what was handed in "
+             "(the code by its parse tree, the files beside the notebook).",
     ).tag(config=True)
 
     def preprocess(self, nb, resources):
@@ -127,7 +140,16 @@ class PrepareProbes(CoursePreprocessor):
     def submission_seed(self, nb, info) -> int:
         """The seed of this submission's inputs (``grader.seeds``); the notebook is as sanitized."""
         secret = course_secret(self.state_dir())
-        return submission_seed(secret, info["student"], info["assignment"], info["notebook"], notebook_fingerprint(nb))
+        fingerprint = submission_fingerprint(notebook_fingerprint(nb), self.files_fingerprint(info))
+        return submission_seed(secret, info["student"], info["assignment"], info["notebook"], fingerprint)
+
+    def files_fingerprint(self, info) -> str:
+        """The fingerprint of the files the hand-in carries beside its notebooks (as nbgrader copies them)."""
+        coursedir = self._coursedir()
+        folder = Path(coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"]))
+        source = Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]))
+        instructor_files = handin_files(source, coursedir.ignore)
+        return handin_files_fingerprint(folder, handin_files(folder, coursedir.ignore, instructor_files))
 
 
 def probe_cells_from_gradebook(db_url, notebook_id, assignment_id) -> dict[str, tuple[str, float]]:

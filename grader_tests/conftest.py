@@ -14,6 +14,8 @@ from grader.release import generate_release
 # Session fixtures shared by several test modules live here, imported once: a fixture imported into
 # two test modules is two fixtures, and two Playwright instances in one process fail.
 from browser import browser, browser_artefacts  # noqa: E402,F401
+from hub_session import course_hub, hub_artefacts  # noqa: E402,F401
+from hub_student_path import student_path  # noqa: E402,F401
 from graded_class import graded_class  # noqa: E402,F401
 
 # nbgrader runs the `alembic` executable when it creates a gradebook: use the one of this environment.

@@ -60,6 +60,8 @@ def write_roster(path, rows, header=ROSTER_HEADER):
 
 
 ROSTER_ROWS = ['"Lovelace, Ada",101,S101,ada,Sec 1', '"Bo, Ben",102,S102,ben,Sec 1', '"Yu, Cy",103,S103,cy,Sec 2']
+ZED = "Zed,105,S105,zed,Sec 2"
+FULL_ROSTER_ROWS = ROSTER_ROWS + [ZED]  # every graded student
 
 
 def read_rows(path):
@@ -68,18 +70,18 @@ def read_rows(path):
 
 
 def test_canvas_file_has_the_identity_columns_then_one_column_per_graded_assignment(course, tmp_path):
-    export_canvas(course.db_url, write_roster(tmp_path / "r.csv", ROSTER_ROWS), tmp_path / "canvas.csv")
+    export_canvas(course.db_url, write_roster(tmp_path / "r.csv", FULL_ROSTER_ROWS), tmp_path / "canvas.csv")
     header = read_rows(tmp_path / "canvas.csv")[0]
     assert header == [*IDENTITY_COLUMNS, "02_softmax"]  # 03_readout has no submissions: no column of zeros
 
 
 def test_second_row_gives_points_possible(course, tmp_path):
-    export_canvas(course.db_url, write_roster(tmp_path / "r.csv", ROSTER_ROWS), tmp_path / "canvas.csv")
+    export_canvas(course.db_url, write_roster(tmp_path / "r.csv", FULL_ROSTER_ROWS), tmp_path / "canvas.csv")
     assert read_rows(tmp_path / "canvas.csv")[1] == ["Points Possible", "", "", "", "", "10"]
 
 
 def test_scores_are_gradebook_scores_minus_the_late_penalty_and_zero_without_submission(course, tmp_path):
-    export_canvas(course.db_url, write_roster(tmp_path / "r.csv", ROSTER_ROWS), tmp_path / "canvas.csv")
+    export_canvas(course.db_url, write_roster(tmp_path / "r.csv", FULL_ROSTER_ROWS), tmp_path / "canvas.csv")
     rows = {row[3]: row for row in read_rows(tmp_path / "canvas.csv")[2:]}
     assert rows["ada"] == ["Lovelace, Ada", "101", "S101", "ada", "Sec 1", "9.5"]
     assert rows["ben"][-1] == "4"  # 5 points, 1 off for lateness
@@ -87,7 +89,7 @@ def test_scores_are_gradebook_scores_minus_the_late_penalty_and_zero_without_sub
 
 
 def test_a_canvas_assignment_id_goes_in_parentheses_after_the_name(course, tmp_path):
-    export_canvas(course.db_url, write_roster(tmp_path / "r.csv", ROSTER_ROWS), tmp_path / "canvas.csv",
+    export_canvas(course.db_url, write_roster(tmp_path / "r.csv", FULL_ROSTER_ROWS), tmp_path / "canvas.csv",
                   {"02_softmax": "4711"})
     assert read_rows(tmp_path / "canvas.csv")[0][-1] == "02_softmax (4711)"
 
@@ -98,14 +100,15 @@ def test_graded_students_missing_from_the_roster_are_reported(course, tmp_path):
 
 
 def test_roster_students_missing_from_the_gradebook_are_reported_and_still_written(course, tmp_path):
-    roster = write_roster(tmp_path / "r.csv", ROSTER_ROWS + ['"New, Nu",104,S104,nu,Sec 2', "Zed,105,S105,zed,Sec 2"])
+    roster = write_roster(tmp_path / "r.csv", FULL_ROSTER_ROWS + ['"New, Nu",104,S104,nu,Sec 2'])
     result = export_canvas(course.db_url, roster, tmp_path / "canvas.csv")
     assert result.not_in_gradebook == ["nu"] and result.not_in_roster == []
-    assert [row[3] for row in read_rows(tmp_path / "canvas.csv")[2:]] == ["ada", "ben", "cy", "nu", "zed"]
+    assert [row[3] for row in read_rows(tmp_path / "canvas.csv")[2:]] == ["ada", "ben", "cy", "zed", "nu"]
 
 
 def test_an_nbgrader_id_column_overrides_the_sis_login_match(course, tmp_path):
-    roster = write_roster(tmp_path / "r.csv", ['"Lovelace, Ada",101,S101,alovelace,Sec 1,ada'],
+    roster = write_roster(tmp_path / "r.csv", ['"Lovelace, Ada",101,S101,alovelace,Sec 1,ada',
+                                               *(row + "," + row.split(",")[-2] for row in FULL_ROSTER_ROWS[1:])],
                           header=ROSTER_HEADER.strip() + ",nbgrader_id\n")
     export_canvas(course.db_url, roster, tmp_path / "canvas.csv")
     assert read_rows(tmp_path / "canvas.csv")[2][3:] == ["alovelace", "Sec 1", "9.5"]
@@ -129,12 +132,52 @@ def test_a_malformed_roster_is_refused_naming_the_problem(tmp_path, content, mes
         read_roster(path)
 
 
-def test_command_fails_and_names_graded_students_left_out_of_the_file(course, tmp_path, capsys):
+def test_command_fails_and_names_graded_students_missing_from_the_roster(course, tmp_path, capsys):
     roster = write_roster(tmp_path / "r.csv", ROSTER_ROWS)
     code = main(["export", "--course", str(course.root), "--canvas", str(tmp_path / "c.csv"), "--roster", str(roster)])
     err = capsys.readouterr().err
-    assert code == 1 and "zed" in err and "NOT in" in err
-    assert (tmp_path / "c.csv").exists()
+    assert code == 1 and "zed" in err and "nothing was written" in err
+
+
+def test_a_failed_export_writes_no_file(course, tmp_path):
+    roster = write_roster(tmp_path / "r.csv", ROSTER_ROWS)
+    code = main(["export", "--course", str(course.root), "--canvas", str(tmp_path / "c.csv"), "--roster", str(roster)])
+    assert code == 1 and sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]
+
+
+def test_a_failed_export_leaves_an_earlier_file_as_it_was(course, tmp_path, capsys):
+    main(["export", "--course", str(course.root), "--canvas", str(tmp_path / "c.csv"),
+          "--roster", str(write_roster(tmp_path / "full.csv", FULL_ROSTER_ROWS))])
+    earlier = (tmp_path / "c.csv").read_bytes()
+    code = main(["export", "--course", str(course.root), "--canvas", str(tmp_path / "c.csv"),
+                 "--roster", str(write_roster(tmp_path / "r.csv", ROSTER_ROWS))])
+    assert code == 1 and "left unchanged" in capsys.readouterr().err
+    assert (tmp_path / "c.csv").read_bytes() == earlier
+
+
+def test_roster_text_a_spreadsheet_would_run_is_defused(course, tmp_path):
+    roster = write_roster(tmp_path / "r.csv", [
+        '"=HYPERLINK(""http://x"",""y"")",101,S101,ada,@SUM(A1)', '"Bo, Ben",102,S102,ben,Sec 1',
+        '"Yu, Cy",103,S103,cy,-Sec 2', ZED.replace("S105", "+cmd|' /C calc'!A0")])
+    export_canvas(course.db_url, roster, tmp_path / "canvas.csv")
+    rows = {row[1]: row for row in read_rows(tmp_path / "canvas.csv")[2:]}
+    assert rows["101"][0] == "'=HYPERLINK(\"http://x\",\"y\")" and rows["101"][4] == "'@SUM(A1)"
+    assert rows["103"][4] == "'-Sec 2"
+    assert rows["105"][2] == "'+cmd|' /C calc'!A0"
+
+
+def test_a_student_id_a_spreadsheet_would_run_is_defused(course, tmp_path):
+    hostile = "+cmd|' /C calc'!A0"
+    roster = write_roster(tmp_path / "r.csv", FULL_ROSTER_ROWS + [f'Mallory,106,S106,"{hostile}",Sec 2'])
+    result = export_canvas(course.db_url, roster, tmp_path / "canvas.csv")
+    assert result.written and result.not_in_gradebook == [hostile]
+    assert read_rows(tmp_path / "canvas.csv")[-1] == ["Mallory", "106", "S106", "'" + hostile, "Sec 2", "0"]
+
+
+def test_scores_stay_numbers(course, tmp_path):
+    export_canvas(course.db_url, write_roster(tmp_path / "r.csv", FULL_ROSTER_ROWS), tmp_path / "canvas.csv")
+    rows = read_rows(tmp_path / "canvas.csv")
+    assert rows[1][-1] == "10" and [row[-1] for row in rows[2:]] == ["9.5", "4", "0", "2"]
 
 
 def test_command_succeeds_and_warns_about_roster_students_without_grades(course, tmp_path, capsys):
@@ -156,7 +199,7 @@ def test_command_refuses_a_missing_roster_and_a_malformed_assignment_id(course, 
 
 @pytest.mark.slow
 def test_nbgrader_export_still_writes_its_own_grades_csv(course, tmp_path):
-    export_canvas(course.db_url, write_roster(tmp_path / "r.csv", ROSTER_ROWS), tmp_path / "canvas.csv")
+    export_canvas(course.db_url, write_roster(tmp_path / "r.csv", FULL_ROSTER_ROWS), tmp_path / "canvas.csv")
     run = subprocess.run([sys.executable, "-m", "nbgrader", "export"], cwd=course.root, capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr

@@ -9,7 +9,7 @@ import pytest
 from grader.checks import get_check
 from grader.checks.api import STAGES
 from grader.course import ASSIGNMENTS, REPO_ROOT
-from grader.simulated_class import ROSTER, simulated_class
+from grader.simulated_class import COPIED, ROSTER, simulated_class
 from corpus_expected import EVERY_OTHER_CELL, FULL_POINTS, UNGRADABLE, expected_outcome, load_expected
 from grader.submissions import build_notebook, checks_of_test_cells, load_corpus, points_of_test_cells
 
@@ -160,7 +160,7 @@ def test_the_simulated_class_includes_one_unreadable_file_and_nothing_that_only_
 
 def test_the_simulated_class_builds_valid_notebooks_from_the_release(released_course_template):
     handed_in = simulated_class(released_course_template)
-    assert len(handed_in) == sum(len(names) for names in ROSTER.values())
+    assert len(handed_in) == sum(len(names) for names in (*ROSTER.values(), *COPIED.values()))
     for student, assignment, notebook in handed_in:
         if isinstance(notebook, str):
             with pytest.raises(nbformat.reader.NotJSONError):

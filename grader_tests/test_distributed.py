@@ -1,23 +1,29 @@
-"""Grading on a Dask distributed cluster gives what local grading gives, and loses nobody.
+"""Grading on a Dask distributed cluster gives what local grading gives, loses nobody, and lets no
+stranger in.
 
 Each test starts a real ``dask.distributed.LocalCluster`` (worker processes, 2 workers x 1 thread)
-and grades submissions of the simulated class (``grader.simulated_class``) or of the corpus in a
+closed by mutual TLS with certificates of ``grader cluster-certs``'s making, as the README's recipe
+starts ``dask scheduler`` and ``dask worker``, and grades submissions of the simulated class (``grader.simulated_class``) or of the corpus in a
 private copy of the released course. Hidden inputs come from a fixed seed
 (``c.PrepareProbes.seed``) so two gradings of the same notebook must agree cell by cell.
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
 
+from grader import cluster_security as cs
 from grader.course import ASSIGNMENTS, Course
 from grader.distributed import ClusterSetupError, cluster_problems, grade_on_dask, lock_name, worker_view
 from grader.parallel import grade_class
@@ -71,11 +77,34 @@ def copy_course(course: Course, root) -> Course:
     return Course(root)
 
 
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory):
+    """The folder of a course CA and its scheduler, worker and client certificates."""
+    folder = tmp_path_factory.mktemp("cluster") / "certs"
+    cs.make_certificates(folder)
+    return folder
+
+
+def role_security(folder, *roles: str):
+    """``distributed.security.Security`` presenting ``roles``' certificates of ``folder`` (mutual TLS)."""
+    return distributed.security.Security(
+        tls_ca_file=str(folder / cs.CA_FILE), require_encryption=True,
+        **{f"tls_{role}_{kind}": str(path(folder, role)) for role in roles
+           for kind, path in (("cert", cs.cert_file), ("key", cs.key_file))})
+
+
+def tls_cluster(folder, n_workers: int = 2) -> "distributed.LocalCluster":
+    """A real LocalCluster of worker processes (one thread each) closed by mutual TLS."""
+    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                    dashboard_address=None, protocol="tls://",
+                                    security=role_security(folder, *cs.ROLES))
+
+
 @pytest.fixture
-def cluster():
-    """A real LocalCluster: two worker processes with one thread each."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as local:
+def cluster(certificates, monkeypatch):
+    """A TLS cluster whose certificates are the grader's (``GRADER_CLUSTER_CERTS``)."""
+    monkeypatch.setenv(cs.CERTS_VARIABLE, str(certificates))
+    with tls_cluster(certificates) as local:
         yield local
 
 
@@ -95,7 +124,11 @@ def test_dask_grading_gives_the_same_per_cell_scores_as_local_grading(seeded_cou
             assert ungradable_reason(seeded_course, ASSIGNMENT, outcome.student) == outcome.reason.strip()
 
 
-def test_grader_autograde_with_scheduler_grades_every_submission_on_the_cluster(seeded_course, cluster):
+def test_grader_autograde_with_scheduler_grades_every_submission_on_the_cluster(seeded_course, cluster,
+                                                                               certificates, monkeypatch):
+    # Where `grader cluster-certs` puts them by default, and where the grader then looks.
+    shutil.copytree(certificates, seeded_course.state_dir / cs.CERTS_DIR_NAME)
+    monkeypatch.delenv(cs.CERTS_VARIABLE)
     for student, submission in (("ada", "model_answer"), ("fay", "blank")):
         hand_in(seeded_course, student, get_submission(ASSIGNMENT, submission))
 
@@ -150,13 +183,13 @@ def _pid_of_worker_running(client, key_prefix: str) -> int:
     raise AssertionError(f"no task {key_prefix}... reached a worker within {WAIT} s")
 
 
-def _grade_looping_submission_and_kill_its_worker(course: Course, scheduler_address: str):
+def _grade_looping_submission_and_kill_its_worker(course: Course, cluster, insecure_scheduler: bool = False):
     """Grade the looping submission on the cluster, SIGKILL the worker running it once; the outcomes."""
     hand_in(course, "loops", get_submission(ASSIGNMENT, "infinite_loop"))
     result = {}
-    grading = threading.Thread(target=lambda: result.setdefault(
-        "outcomes", grade_on_dask(course, ASSIGNMENT, ["loops"], scheduler_address)))
-    with distributed.Client(scheduler_address, set_as_default=False) as watcher:
+    grading = threading.Thread(target=lambda: result.setdefault("outcomes", grade_on_dask(
+        course, ASSIGNMENT, ["loops"], cluster.scheduler_address, insecure_scheduler=insecure_scheduler)))
+    with distributed.Client(cluster.scheduler_address, security=cluster.security, set_as_default=False) as watcher:
         grading.start()
         pid = _pid_of_worker_running(watcher, f"autograde-{ASSIGNMENT}-loops-")
         time.sleep(3)  # into the notebook (it loops for CELL_TIMEOUT seconds) before the worker dies
@@ -167,7 +200,7 @@ def _grade_looping_submission_and_kill_its_worker(course: Course, scheduler_addr
 
 
 def test_a_worker_dying_mid_task_has_the_submission_graded_on_a_retry(seeded_course, cluster):
-    [outcome] = _grade_looping_submission_and_kill_its_worker(seeded_course, cluster.scheduler_address)
+    [outcome] = _grade_looping_submission_and_kill_its_worker(seeded_course, cluster)
 
     assert outcome.graded, outcome.reason
     scores = per_cell_scores(seeded_course, ASSIGNMENT, ["loops"])["loops"]
@@ -180,7 +213,9 @@ def test_a_submission_whose_worker_keeps_dying_is_recorded_ungradable_with_the_r
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                       dashboard_address=None) as fragile:
-            [outcome] = _grade_looping_submission_and_kill_its_worker(seeded_course, fragile.scheduler_address)
+            # A plain tcp:// cluster: what --insecure-scheduler grades on.
+            [outcome] = _grade_looping_submission_and_kill_its_worker(seeded_course, fragile,
+                                                                      insecure_scheduler=True)
 
     assert not outcome.graded and "worker died" in outcome.reason
     assert "worker died" in ungradable_reason(seeded_course, ASSIGNMENT, "loops")
@@ -190,7 +225,7 @@ def test_a_submission_whose_worker_keeps_dying_is_recorded_ungradable_with_the_r
 
 def test_a_student_already_being_graded_elsewhere_waits_for_the_other_grading(seeded_course, cluster):
     hand_in(seeded_course, "ada", get_submission(ASSIGNMENT, "model_answer"))
-    with distributed.Client(cluster.scheduler_address, set_as_default=False) as other_run:
+    with distributed.Client(cluster.scheduler_address, security=cluster.security, set_as_default=False) as other_run:
         lock = distributed.Lock(lock_name(str(seeded_course.root), ASSIGNMENT, "ada"),
                                 scheduler_rpc=other_run.scheduler, loop=other_run.loop)
         assert lock.acquire(timeout=60)
@@ -205,3 +240,96 @@ def test_a_student_already_being_graded_elsewhere_waits_for_the_other_grading(se
 
     assert held_back
     assert result["outcomes"][0].graded
+
+
+# ---- strangers at the door: one cluster for these last tests --------------------------------------
+
+@pytest.fixture(scope="module")
+def shared_cluster(certificates):
+    """One TLS cluster for the tests that only knock on its doors."""
+    with tls_cluster(certificates, n_workers=1) as local:
+        yield local
+
+
+def listeners(cluster) -> list[str]:
+    """The addresses a stranger could connect to: the scheduler's, every worker's and nanny's."""
+    with distributed.Client(cluster.scheduler_address, security=role_security(cluster_folder(cluster), "client"),
+                            set_as_default=False) as client:
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+    return [cluster.scheduler_address, *workers, *(info["nanny"] for info in workers.values())]
+
+
+def cluster_folder(cluster):
+    return Path(cluster.security.tls_ca_file).parent
+
+
+def identity_with(address: str, context: ssl.SSLContext):
+    """Ask the listener at ``address`` who it is over a connection made with ``context``."""
+    async def ask():
+        rpc = distributed.core.rpc(address, timeout=5, connection_args={"ssl_context": context,
+                                                                         "require_encryption": True})
+        try:
+            return await rpc.identity()
+        finally:
+            await rpc.close_rpc()
+    return asyncio.run(ask())
+
+
+def stranger_context(trusted_ca, certificate=None, key=None) -> ssl.SSLContext:
+    """A client context trusting ``trusted_ca``, presenting ``certificate`` if given."""
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=str(trusted_ca))
+    context.check_hostname = False
+    if certificate:
+        context.load_cert_chain(certificate, key)
+    return context
+
+
+def test_a_client_without_a_certificate_is_refused_by_the_scheduler_every_worker_and_nanny(shared_cluster):
+    folder = cluster_folder(shared_cluster)
+    addresses = listeners(shared_cluster)
+    assert len(addresses) == 3
+    assert identity_with(addresses[0], cs.context_for(folder, "client"))["type"] == "Scheduler"  # the door works
+
+    for address in addresses:
+        with pytest.raises(OSError):
+            identity_with(address, stranger_context(folder / cs.CA_FILE))
+        assert cs.probe_without_certificate(address, folder / cs.CA_FILE).verdict == cs.REFUSED
+
+
+def test_a_client_with_a_certificate_from_another_ca_cannot_connect(shared_cluster, tmp_path):
+    folder = cluster_folder(shared_cluster)
+    other = tmp_path / "other-ca"
+    cs.make_certificates(other)
+    impostor = role_security(other, "client")
+    impostor.tls_ca_file = str(folder / cs.CA_FILE)  # it trusts the real scheduler; the scheduler must not trust it
+
+    with pytest.raises(OSError):
+        distributed.Client(shared_cluster.scheduler_address, security=impostor, timeout="5s", set_as_default=False)
+    for address in listeners(shared_cluster)[1:]:
+        with pytest.raises(OSError):
+            identity_with(address, stranger_context(folder / cs.CA_FILE, cs.cert_file(other, "client"),
+                                                    cs.key_file(other, "client")))
+
+
+def test_a_scheduler_with_a_certificate_from_another_ca_gets_no_submission(seeded_course, certificates, tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv(cs.CERTS_VARIABLE, str(certificates))
+    hand_in(seeded_course, "ada", get_submission(ASSIGNMENT, "model_answer"))
+    cs.make_certificates(tmp_path / "impostor")
+    security = role_security(tmp_path / "impostor", *cs.ROLES)
+    trusts_both = tmp_path / "both-cas.pem"  # it would accept the grader: the grader must refuse it
+    trusts_both.write_bytes((tmp_path / "impostor" / cs.CA_FILE).read_bytes() + (certificates / cs.CA_FILE).read_bytes())
+    security.tls_ca_file = str(trusts_both)
+
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None, protocol="tls://",
+                                  security=security) as impostor:
+        with dask_connect_timeout("5s"), pytest.raises(ClusterSetupError, match="cannot connect to the scheduler.*TLS certificate"):
+            grade_on_dask(seeded_course, ASSIGNMENT, ["ada"], impostor.scheduler_address)
+        assert not impostor.scheduler.tasks
+    assert not seeded_course.autograded_notebook("ada", ASSIGNMENT).exists()
+
+
+def dask_connect_timeout(timeout: str):
+    import dask
+
+    return dask.config.set({"distributed.comm.timeouts.connect": timeout})

@@ -3,7 +3,9 @@
 The submission here is chosen so that its score depends on the hidden inputs: its ``causal_mask``
 is right for even ``n`` and wrong for odd ``n``, so which sizes a run draws decides its partial
 credit. Graded with inputs from a fresh random seed, two runs would disagree; graded with the
-submission's own seed (``grader.seeds``), they cannot.
+submission's own seed (``grader.seeds``), they cannot. The seed follows what the submission does,
+not its text: a comment added before a regrade keeps it, a file handed in beside the notebook
+changes it.
 """
 from __future__ import annotations
 
@@ -15,9 +17,11 @@ import pytest
 from check_harness import judge
 from nbgrader.api import Gradebook
 
+from grader import verdicts
 from grader.checks import get_check
 from grader.course import ASSIGNMENTS, Course
 from grader.parallel import grade_one
+from grader.seeds import submission_seed
 from grader.submissions import Submission, build_notebook
 
 ASSIGNMENT = "04_attention"
@@ -79,3 +83,45 @@ def test_regrading_with_plain_nbgrader_and_with_the_grader_gives_identical_score
     score, max_score = first["test_causal_mask"]
     assert 0 < score < max_score  # the quirk costs some points, not all
     assert again == first and by_the_grader == first
+
+
+def _edit_submission(course: Course, grade_id: str, edit) -> None:
+    path = course.submitted_notebook(STUDENT, ASSIGNMENT)
+    notebook = nbformat.read(path, as_version=4)
+    cell = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    cell.source = edit(cell.source)
+    nbformat.write(notebook, path)
+
+
+def _grade_recording_seeds(course: Course, monkeypatch) -> list[int]:
+    """Grade the submission with the grader (in this process); the seeds its hidden inputs came from."""
+    seeds = []
+
+    def recording(*args):
+        seeds.append(submission_seed(*args))
+        return seeds[-1]
+
+    monkeypatch.setattr(verdicts, "submission_seed", recording)
+    outcome = grade_one(str(course.root), ASSIGNMENT, STUDENT)
+    assert outcome.graded, outcome.reason
+    return seeds
+
+
+@pytest.mark.slow
+def test_regrading_after_a_comment_changed_gives_the_same_inputs_and_scores(course, monkeypatch):
+    _hand_in(course)
+    before, scores = _grade_recording_seeds(course, monkeypatch), _scores(course)
+    _edit_submission(course, "causal_mask", lambda source: "# second try, same code\n" + source.replace(
+        "return np.tril", "\n    return np.tril") + "\n\n# the end\n")
+    after = _grade_recording_seeds(course, monkeypatch)
+    assert len(before) == 1 and after == before
+    assert _scores(course) == scores
+
+
+@pytest.mark.slow
+def test_regrading_with_a_file_added_beside_the_notebook_gives_new_inputs(course, monkeypatch):
+    _hand_in(course)
+    before = _grade_recording_seeds(course, monkeypatch)
+    (course.submitted_notebook(STUDENT, ASSIGNMENT).parent / "sizes.txt").write_text("3 5 7\n")
+    after = _grade_recording_seeds(course, monkeypatch)
+    assert len(before) == 1 and len(after) == 1 and after != before

@@ -15,7 +15,7 @@ PROTECTIONS = (layers.FILESYSTEM, layers.NETWORK, layers.PROCESS_CLEANUP,
                "CPU time limit", "open files limit", layers.ENVIRONMENT,
                # whole-tree layers (control group, working-folder quota) and leftover clean-up
                "process tree limit", "memory of the process tree", "CPU share and quota",
-               layers.WORKDIR_QUOTA, "leftover clean-up")
+               layers.WORKDIR_QUOTA, "output limits", "leftover clean-up")
 
 
 @pytest.fixture
@@ -65,6 +65,14 @@ def test_doctor_probes_the_limits_of_the_course_config(course_config, capsys):
     assert "RLIMIT_NOFILE 128" in row(output, "open files limit")
     forks = int(row(output, layers.PROCESS_LIMIT).split("after ")[1].split()[0])
     assert forks < 20
+
+
+@needs_sandbox
+def test_doctor_cuts_output_past_its_probe_limits_and_names_the_configured_ones(course_config, capsys):
+    doctor.main(["--config", course_config(max_notebook_output_bytes=4 * 2**20)])
+    output_limits = row(capsys.readouterr().out, "output limits")
+    assert "active" in output_limits and "2 kept, 2 cut with a note" in output_limits
+    assert "configured 8 MiB per cell, 4 MiB per notebook" in output_limits
 
 
 def test_doctor_rejects_a_config_file_that_does_not_exist(tmp_path):

@@ -125,3 +125,64 @@ def test_the_kernel_runs_in_its_sandbox_s_control_group(tmp_path):
     lines = dict(line.split(":", 2)[1:] for line in outputs_text(cell).splitlines() if line.count(":") >= 2)
     controllers = ("memory", "pids", "cpu") if support().version == 1 else ("",)
     assert all("/sal-" in lines[controller] for controller in controllers)
+
+
+# ---- the notebook's output limit ----------------------------------------------------------------
+
+def _run_notebook(cells, workdir, **options):
+    """Run ``cells`` (NotebookNode code cells, metadata as given) in a sandboxed kernel."""
+    from nbformat.v4 import new_notebook
+
+    from grader.sandbox import SandboxedExecute
+    from test_sandbox_kernel_failures import KERNEL_METADATA
+
+    executor = SandboxedExecute(**options)
+    notebook = new_notebook(cells=cells, metadata=KERNEL_METADATA)
+    executor.preprocess(notebook, {"metadata": {"path": str(workdir)}})
+    return notebook, executor
+
+
+PRINT_ONE_MIB = "print('x' * (2**20 - 100))"
+
+
+def test_output_past_the_notebook_limit_is_removed_with_a_note_in_each_cell_that_lost_some(tmp_path):
+    from nbformat.v4 import new_code_cell
+
+    nb, executor = _run_notebook([new_code_cell(PRINT_ONE_MIB) for _ in range(6)], tmp_path,
+                                 max_notebook_output_bytes=3 * 2**20)
+    kept = [len(outputs_text(cell)) for cell in nb.cells]
+    assert kept[:3] == [2**20 - 99] * 3 and kept[3:] == [0, 0, 0]
+    note = "output limit of 3 MiB for the whole notebook reached; later output removed"
+    assert [errors(cell) for cell in nb.cells[3:]] == [[("OutputLimitExceeded", note)]] * 3
+    assert executor.notebook_limit_note() == note
+
+
+def test_a_hidden_check_s_report_is_kept_after_the_notebook_limit_is_spent(tmp_path):
+    from nbformat.v4 import new_code_cell
+
+    from grader.kernel_probe import PROBE_MIME
+    from grader.verdicts import METADATA_KEY
+
+    report = (f"from IPython.display import display\nprint('late print')\n"
+              f"display({{{PROBE_MIME!r}: '{{\"check\": \"softmax\"}}'}}, raw=True)\n")
+    probe = new_code_cell(report, metadata={METADATA_KEY: {"check": "softmax"}})
+    ordinary = new_code_cell(report)
+    nb, _ = _run_notebook([new_code_cell(PRINT_ONE_MIB) for _ in range(3)] + [probe, ordinary], tmp_path,
+                          max_notebook_output_bytes=2 * 2**20)
+    reports = [[o.data[PROBE_MIME] for o in cell.outputs if PROBE_MIME in o.get("data", {})]
+               for cell in nb.cells[3:]]
+    assert reports == [['{"check": "softmax"}'], []]
+    assert "late print" not in outputs_text(nb.cells[3])
+
+
+def test_a_display_id_shared_by_many_outputs_is_charged_for_every_copy_it_rewrites(tmp_path):
+    from nbformat.v4 import new_code_cell
+
+    shown = new_code_cell("from IPython.display import display\nfor _ in range(200):\n"
+                          "    display('.', display_id='d')\n")
+    rewrite = new_code_cell("from IPython.display import update_display\n"
+                            "update_display('y' * 100_000, display_id='d')\n")
+    nb, _ = _run_notebook([shown, rewrite], tmp_path, max_notebook_output_bytes=4 * 2**20)
+    stored = sum(len(str(o.get("data", {}))) for cell in nb.cells for o in cell.outputs)
+    assert stored < 4 * 2**20
+    assert [name for name, _ in errors(nb.cells[1])] == ["OutputLimitExceeded"]

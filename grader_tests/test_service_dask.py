@@ -57,7 +57,8 @@ def test_the_service_grades_hand_ins_on_the_cluster_and_releases_their_feedback(
     ann = setup.hand_in("ann", ASSIGNMENT, {NOTEBOOK: model})
     bo = setup.hand_in("bo", ASSIGNMENT, {NOTEBOOK: wrong})
 
-    GradingService(setup.course, scheduler=cluster.scheduler_address).run(once=True)
+    GradingService(setup.course, scheduler=cluster.scheduler_address,
+                   insecure_scheduler=True).run(once=True)
 
     recorded = {row.student: row for row in rows(setup)}
     assert {row.state for row in recorded.values()} == {RELEASED}
@@ -76,7 +77,7 @@ def test_workers_that_would_write_to_another_gradebook_keep_the_service_from_sta
     monkeypatch.setenv("GRADER_DB_URL", "postgresql+psycopg://grader@db.example.edu/elsewhere")
 
     assert serve(setup.course, once=True, fix_permissions=True,
-                 scheduler=cluster.scheduler_address) == 2
+                 scheduler=cluster.scheduler_address, insecure_scheduler=True) == 2
     assert not setup.course.autograded_notebook(setup.student_id("ann"), ASSIGNMENT).exists()
 
 
@@ -94,7 +95,7 @@ def test_a_worker_killed_mid_grading_has_the_hand_in_graded_on_another_worker(se
     side = setup.hand_in("ann", LOOPING, {f"{notebook_name(LOOPING)}.ipynb":
                                           setup.notebook_text(LOOPING, "infinite_loop")})
     running = threading.Thread(target=lambda: GradingService(  # its journal belongs to its thread
-        setup.course, scheduler=cluster.scheduler_address).run(once=True))
+        setup.course, scheduler=cluster.scheduler_address, insecure_scheduler=True).run(once=True))
     with distributed.Client(cluster.scheduler_address, set_as_default=False) as watcher:
         running.start()
         pid = _pid_of_worker_running(watcher, f"watch-{LOOPING}-{side.student}-")

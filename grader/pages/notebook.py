@@ -16,7 +16,7 @@ import mistune
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from grader.pages.markdown import markdown_to_html
+from grader.pages.markdown import MathBudget, markdown_to_html
 from grader.pages.sanitize import sanitize_fragment, sanitize_svg
 from grader.pages.scan import SAFE_OUTPUT_TYPES, find_active_content
 
@@ -46,8 +46,11 @@ def _text(value) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
-def inert_output(output: NotebookNode) -> list[str]:
-    """Make one code cell output inert in place; the MIME types removed from it."""
+def inert_output(output: NotebookNode, budget: MathBudget | None = None) -> list[str]:
+    """Make one code cell output inert in place; the MIME types removed from it.
+
+    budget: what is left of the notebook's maths conversion (default: a fresh one for this output).
+    """
     if output.get("output_type") not in ("display_data", "execute_result"):
         return []  # streams and errors are text
     data, removed = output.setdefault("data", {}), []
@@ -59,7 +62,7 @@ def inert_output(output: NotebookNode) -> list[str]:
         elif mime == "image/svg+xml":
             data[mime] = sanitize_svg(_text(data[mime]))
         elif mime == "text/markdown":
-            data.setdefault("text/html", markdown_to_html(_text(data[mime])))
+            data.setdefault("text/html", markdown_to_html(_text(data[mime]), budget))
             del data[mime]
         else:
             removed.append(mime)
@@ -75,8 +78,11 @@ def inert_output(output: NotebookNode) -> list[str]:
 
 
 def inert_notebook(nb: NotebookNode) -> list[str]:
-    """Make a whole notebook inert in place; a line for each change (empty: nothing was active)."""
-    changes = []
+    """Make a whole notebook inert in place; a line for each change (empty: nothing was active).
+
+    The maths it renders (markdown with raw HTML, markdown outputs) shares one :class:`MathBudget`.
+    """
+    changes, budget = [], MathBudget()
     if "widgets" in nb.metadata:
         del nb.metadata["widgets"]
         changes.append("notebook metadata: widget state removed")
@@ -87,14 +93,14 @@ def inert_notebook(nb: NotebookNode) -> list[str]:
                 del attachment[mime]
                 changes.append(f"cell {index}: attachment {name!r} of type {mime} removed")
         if cell.cell_type == "markdown" and has_raw_html(cell.source):
-            cell.source = markdown_to_html(cell.source)
+            cell.source = markdown_to_html(cell.source, budget)
             changes.append(f"cell {index}: markdown with raw HTML replaced by its sanitized HTML")
         elif cell.cell_type == "raw" and find_active_content(cell.source):
             cell.source = sanitize_fragment(cell.source)
             changes.append(f"cell {index}: raw cell sanitized")
         elif cell.cell_type == "code":
             for number, output in enumerate(cell.get("outputs", [])):
-                removed = inert_output(output)
+                removed = inert_output(output, budget)
                 if removed:
                     changes.append(f"cell {index} output {number}: {', '.join(removed)} removed")
     return changes

@@ -6,7 +6,9 @@
 - ``figures``: matplotlib figures as inline SVG text;
 - ``html_page``: one self-contained HTML page (jinja2, autoescaped, restrictive CSP);
 - ``csv_tables``: the page's tables as one CSV;
-- ``canvas``: grades as a CSV that Canvas's gradebook import accepts.
+- ``canvas``: grades as a CSV that Canvas's gradebook import accepts;
+- ``grades_csv``: ``nbgrader export``'s ``grades.csv`` (the course's export plugin);
+- ``csv_files``: the one writer of every CSV above (spreadsheet formulas defused, no half files).
 """
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ this module adds what the terminal tables leave out:
 - the lesson section to re-teach for each misconception (from the check that names it);
 - item discrimination per check (``item_discrimination``);
 - late submissions (nbgrader's gradebook: submission timestamp, due date with extension, penalty);
-- grading time per submission (``grader.reporting.timings``).
+- grading time per submission (``grader.reporting.timings``);
+- pairs of submissions possibly written together (``grader.similarity``).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from grader.checks import all_checks
 from grader.course import Course
 from grader.report import ClassReport, build_report
 from grader.reporting.timings import grading_times
+from grader.similarity import SimilarityReport, similar_pairs
 
 UNGRADABLE_PREFIX = "ungradable: "
 
@@ -67,6 +69,7 @@ class AssignmentSummary:
     ungradable: list[tuple[str, str]]  # (student, reason)
     late: list[LateRow]
     grading_seconds: dict[str, float] = field(default_factory=dict)  # student -> seconds
+    similarity: SimilarityReport | None = None  # pairs possibly written together (instructors only)
 
     @property
     def assignment(self) -> str:
@@ -160,4 +163,9 @@ def collect(course: Course, assignment: str) -> AssignmentSummary:
     """Build the report of ``assignment`` from the course's gradebook, autograded notebooks and records."""
     report = build_report(course, assignment)
     students = [r.student for r in report.students]
-    return summarize(report, late_submissions(course, assignment, students), grading_times(course, assignment))
+    summary = summarize(report, late_submissions(course, assignment, students), grading_times(course, assignment))
+    try:
+        summary.similarity = similar_pairs(course, assignment)
+    except FileNotFoundError:  # no release notebook to tell the template from a student's code
+        summary.similarity = None
+    return summary

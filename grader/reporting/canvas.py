@@ -22,7 +22,13 @@ columns: ``Student, ID, SIS User ID, SIS Login ID, Section`` (other columns and 
 
 Nobody is dropped silently: gradebook students missing from the roster (their grades would never
 reach Canvas) and roster students missing from the gradebook are both returned and printed by
-the command; only the first makes it fail.
+the command. The first makes it fail and write nothing (an earlier file at the same path is left
+as it was), since a file without them would be imported as if complete; the file is otherwise
+written to a temporary name and renamed into place, so it is never seen half written.
+
+Every cell goes through ``grader.reporting.csv_files``: roster text that a spreadsheet would run as
+a formula (a name ``=HYPERLINK(...)``) gets a leading apostrophe; scores stay numbers. Canvas
+matches rows by ``ID``, which is a number and so never changed.
 """
 from __future__ import annotations
 
@@ -31,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
+
+from grader.reporting.csv_files import write_csv_rows
 
 IDENTITY_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 NBGRADER_ID_COLUMN = "nbgrader_id"
@@ -52,8 +60,9 @@ class RosterEntry:
 class CanvasExport:
     """What was written, and who could not be matched.
 
-    not_in_roster: gradebook students with no roster row (their grades are not in the file).
+    not_in_roster: gradebook students with no roster row; when there are any, nothing is written.
     not_in_gradebook: roster students the gradebook does not know (written with 0 everywhere).
+    written: whether ``path`` now holds this export (complete: it is renamed into place at the end).
     """
 
     path: Path
@@ -61,6 +70,7 @@ class CanvasExport:
     assignments: list[str]
     not_in_roster: list[str] = field(default_factory=list)
     not_in_gradebook: list[str] = field(default_factory=list)
+    written: bool = False
 
 
 def read_roster(path: Path) -> list[RosterEntry]:
@@ -109,7 +119,9 @@ def export_canvas(db_url: str, roster_path: Path, out: Path,
     """Write the Canvas import CSV: every roster student, every assignment with submissions.
 
     canvas_ids: nbgrader assignment name -> Canvas assignment id (header ``Name (id)``).
-    RosterError for a bad roster or an id given for an assignment without submissions.
+    RosterError for a bad roster or an id given for an assignment without submissions. When a
+    graded student is missing from the roster nothing is written (``written`` is False and
+    ``not_in_roster`` names them); otherwise ``out`` is replaced, complete, in one rename.
     """
     roster = read_roster(roster_path)
     canvas_ids = canvas_ids or {}
@@ -133,14 +145,16 @@ def export_canvas(db_url: str, roster_path: Path, out: Path,
                     earned = 0.0
                 scores.append(_points(max(0.0, earned)))
             rows.append([*entry.identity, *scores])
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow([*IDENTITY_COLUMNS, *(assignment_header(a, canvas_ids.get(a)) for a in assignments)])
-        writer.writerow([POINTS_POSSIBLE, "", "", "", "", *(_points(m) for m in max_scores)])
-        writer.writerows(rows)
     in_roster = {entry.nbgrader_id for entry in roster}
-    return CanvasExport(out, len(rows), assignments,
-                        not_in_roster=sorted(gradebook_students - in_roster),
-                        not_in_gradebook=[e.nbgrader_id for e in roster if e.nbgrader_id not in gradebook_students])
+    result = CanvasExport(Path(out), len(rows), assignments,
+                          not_in_roster=sorted(gradebook_students - in_roster),
+                          not_in_gradebook=[e.nbgrader_id for e in roster if e.nbgrader_id not in gradebook_students])
+    if result.not_in_roster:
+        return result  # a file without them would look complete; ``out`` is left as it was
+    write_csv_rows(result.path, [
+        [*IDENTITY_COLUMNS, *(assignment_header(a, canvas_ids.get(a)) for a in assignments)],
+        [POINTS_POSSIBLE, "", "", "", "", *(_points(m) for m in max_scores)],
+        *rows,
+    ])
+    result.written = True
+    return result

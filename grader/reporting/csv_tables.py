@@ -7,21 +7,26 @@ Columns: ``assignment, table, row, column, value``. ``table`` is one of
 - ``misconceptions``: row = "check: misconception" (most frequent first); columns check, misconception, students, lesson;
 - ``ungradable``: row = student; column reason;
 - ``late``: row = student; columns submitted, due, seconds_late, penalty;
-- ``histogram``: row = score range; column students.
+- ``histogram``: row = score range; column students;
+- ``similar_pairs``: row = "student | student" (highest score first); columns student_a, student_b,
+  score, cells ("grade_id score; ..."), anchor (the pair's side-by-side view on the page);
+- ``similarity_skipped``: row = student; column reason (not compared: ungradable or unreadable).
 
 A spreadsheet's pivot table (or ``pandas.pivot``) turns any table back into its wide form.
-Cells are written as they are (the csv module quotes them); a value starting with ``=``, ``+``,
-``-`` or ``@`` that is not a number gets a leading apostrophe so that a spreadsheet does not run
-a student-chosen id as a formula.
+Cells are written as they are, through ``grader.reporting.csv_files``: numbers stay numbers, and
+text a spreadsheet would run as a formula (a student-chosen id such as ``=cmd|...``) gets a leading
+apostrophe.
 """
 from __future__ import annotations
 
-import csv
+import itertools
 from pathlib import Path
 from typing import Iterator
 
 from grader.reporting.analysis import AssignmentSummary
+from grader.reporting.csv_files import write_csv_rows
 from grader.reporting.html_page import first_problem
+from grader.similarity.report import csv_rows as similarity_rows
 
 COLUMNS = ("assignment", "table", "row", "column", "value")
 
@@ -52,23 +57,10 @@ def rows(summary: AssignmentSummary) -> Iterator[tuple[str, str, str, str, objec
             yield a, "late", late.student, column, value
     for label, n in summary.report.histogram():
         yield a, "histogram", label, "students", n
-
-
-def _defused(value: object) -> object:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
-        try:
-            float(value)
-        except ValueError:
-            return "'" + value
-    return value
+    for table, row, column, value in similarity_rows(summary.similarity):
+        yield a, table, row, column, value
 
 
 def write_csv(summaries: list[AssignmentSummary], path: Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(COLUMNS)
-        for summary in summaries:
-            writer.writerows([_defused(cell) for cell in row] for row in rows(summary))
-    return path
+    """Write every table of ``summaries`` to ``path`` (complete or not at all); the path."""
+    return write_csv_rows(path, itertools.chain([COLUMNS], *(rows(summary) for summary in summaries)))

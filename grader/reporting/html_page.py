@@ -17,6 +17,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from grader.reporting import figures
 from grader.reporting.analysis import AssignmentSummary
+from grader.similarity import report as similarity_report
+from grader.similarity.compare import CELL_SCORE
 
 CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
@@ -36,6 +38,8 @@ def _environment() -> Environment:
     env.filters["points"] = lambda value: f"{value:g}"
     env.filters["signed"] = lambda value: "n/a" if value is None else f"{value:+.2f}"
     env.filters["duration"] = _duration
+    env.globals.update(side_by_side=similarity_report.side_by_side, pair_anchor=similarity_report.anchor,
+                       cell_score=CELL_SCORE)
     return env
 
 

@@ -9,9 +9,18 @@ saying so, the kernel is killed, and every later code cell gets an error output 
 no test cell after it can pass by not running.
 
 Everything the kernel sends is bounded: a cell's outputs (``max_output_bytes``, display
-updates included); comm messages (widgets) are dropped, since grading needs none, and no
-widget state is ever written into the notebook; and the whole notebook gets
-``notebook_timeout`` seconds of wall-clock time besides the per-cell ``timeout``.
+updates included) and the outputs of the whole notebook (``max_notebook_output_bytes``); comm
+messages (widgets) are dropped, since grading needs none, and no widget state is ever written
+into the notebook; and the whole notebook gets ``notebook_timeout`` seconds of wall-clock time
+besides the per-cell ``timeout``.
+
+Output past a limit is dropped and the cell gets an ``OutputLimitExceeded`` error output saying
+so. Being an error, it gives a test cell whose output was cut no points (nbgrader scores an error
+as 0), so no limit can make a test cell pass by removing what it printed. A hidden check's report
+(the ``PROBE_MIME`` display of a probe cell, see ``grader.verdicts``) counts against its cell's
+limit only, never against the notebook's: output printed earlier in the notebook cannot drop the
+reports of later checks. ``DecideVerdicts`` replaces every probe cell's outputs by its verdict, so
+reports never reach the saved notebook.
 """
 
 from __future__ import annotations
@@ -32,6 +41,9 @@ from nbgrader.preprocessors import Execute
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
+
+from grader.kernel_probe import PROBE_MIME
+from grader.verdicts import METADATA_KEY
 
 from .kernel_manager import SandboxedKernelManager
 from .policy import SETTING_FIELDS, MiB, SandboxPolicy, policy_from_settings
@@ -61,6 +73,16 @@ def gradebook_files(db_url: str | None) -> tuple[str, ...]:
     # libpq accepts a comma-separated list of hosts; the ones that are paths are socket folders.
     return tuple(dict.fromkeys(os.path.abspath(h) for host in hosts for h in host.split(",")
                                if h.startswith("/")))
+
+
+# IOPub messages that add to (or, with a display id, rewrite) the notebook's outputs.
+OUTPUT_MESSAGES = frozenset({"stream", "display_data", "execute_result", "error", "update_display_data"})
+
+
+def _display_id(msg) -> str | None:
+    """The display id a message updates or creates (nbclient's rule), or None."""
+    transient = msg["content"].get("transient")
+    return transient.get("display_id") if isinstance(transient, dict) else None
 
 
 def error_output(ename: str, evalue: str) -> NotebookNode:
@@ -132,6 +154,12 @@ class SandboxedExecute(Execute):
         "dropped and the cell gets an OutputLimitExceeded error. Keep it above the size "
         "of the largest legitimate output, such as a hidden check's probe report.")
     ).tag(config=True)
+    max_notebook_output_bytes = Integer(16 * MiB, help=(
+        "Output all cells of one notebook together may send to the grader (text and data, in "
+        "bytes); past it later output is dropped and each cell that loses output gets an "
+        "OutputLimitExceeded error. Hidden checks' reports do not count against it (only against "
+        "their cell's max_output_bytes), so they are judged however much the notebook printed.")
+    ).tag(config=True)
     notebook_timeout = Integer(600, allow_none=True, help=(
         "Wall-clock seconds the whole notebook may take, kernel start included, besides the "
         "per-cell timeout; when they run out the kernel is stopped, the running cell gets a "
@@ -164,6 +192,8 @@ class SandboxedExecute(Execute):
         self._kernel_lost: str | None = None
         self._timed_out = False
         self._output_bytes: dict[int, int] = {}
+        self._notebook_output_bytes = 0
+        self._cut_by_notebook_limit: set[int] = set()
         self._deadline: float | None = None
         self._cut_by_deadline = False
         self.dropped_comm_messages = 0
@@ -210,6 +240,8 @@ class SandboxedExecute(Execute):
         self._kernel_lost = None
         self._timed_out = False
         self._output_bytes = {}
+        self._notebook_output_bytes = 0
+        self._cut_by_notebook_limit = set()
         self._cut_by_deadline = False
         self.dropped_comm_messages = 0
         self._deadline = (time.monotonic() + self.notebook_timeout
@@ -225,12 +257,13 @@ class SandboxedExecute(Execute):
                 self._sandbox_km = None
 
     def process_message(self, msg, cell, cell_index):
-        """Drop comm (widget) messages; charge display updates to the cell's output budget."""
+        """Drop comm (widget) messages; charge every output, display updates included, to the
+        cell's and the notebook's output limits before it changes the notebook."""
         msg_type = msg["msg_type"]
         if msg_type.startswith("comm"):
             self.dropped_comm_messages += 1
             return None
-        if msg_type == "update_display_data" and not self._charge(cell.outputs, msg, cell_index):
+        if msg_type in OUTPUT_MESSAGES and not self._charge(cell.outputs, msg, cell_index):
             return None
         return super().process_message(msg, cell, cell_index)
 
@@ -238,24 +271,49 @@ class SandboxedExecute(Execute):
         """Never write widget state into the graded notebook (comm messages are dropped)."""
 
     def _charge(self, outs, msg, cell_index) -> bool:
-        """Count ``msg`` against the cell's ``max_output_bytes``; False once it is spent."""
+        """Count ``msg`` against the cell's ``max_output_bytes`` and the notebook's
+        ``max_notebook_output_bytes``; False (drop it) once either is spent.
+
+        A message with a display id also rewrites every earlier output with that id, in any
+        cell; it costs its size once for each of them.
+        """
         used = self._output_bytes.get(cell_index, 0)
         if used > self.max_output_bytes:
             return False
-        used += len(json.dumps(msg["content"], default=str))
+        display_id = _display_id(msg)
+        copies = 1 + sum(map(len, self._display_id_map.get(display_id, {}).values())) if display_id else 1
+        size = len(json.dumps(msg["content"], default=str)) * copies
+        used += size
         self._output_bytes[cell_index] = used
         if used > self.max_output_bytes:
             outs.append(error_output(
                 "OutputLimitExceeded", f"the cell's output passed {self.max_output_bytes} "
                 "bytes; the rest was dropped"))
             return False
+        if display_id is None and self._is_probe_report(msg, cell_index):
+            return True
+        if self._notebook_output_bytes + size > self.max_notebook_output_bytes:
+            self._notebook_output_bytes = self.max_notebook_output_bytes + 1  # spent for good
+            if cell_index not in self._cut_by_notebook_limit:
+                self._cut_by_notebook_limit.add(cell_index)
+                outs.append(error_output("OutputLimitExceeded", self.notebook_limit_note()))
+            return False
+        self._notebook_output_bytes += size
         return True
 
-    def output(self, outs, msg, display_id, cell_index):
-        """Keep a cell's outputs, up to ``max_output_bytes``; a flood past it is dropped."""
-        if not self._charge(outs, msg, cell_index):
-            return None
-        return super().output(outs, msg, display_id, cell_index)
+    def notebook_limit_note(self) -> str:
+        """What a cell that lost output to the notebook's limit says."""
+        return (f"output limit of {self.max_notebook_output_bytes / MiB:g} MiB for the whole notebook "
+                "reached; later output removed")
+
+    def _is_probe_report(self, msg, cell_index) -> bool:
+        """Whether ``msg`` is a display carrying a hidden check's report in a probe cell (one that
+        ``PrepareProbes`` marked in its metadata, which the kernel cannot touch)."""
+        if msg["msg_type"] not in ("display_data", "execute_result"):
+            return False
+        data = msg["content"].get("data")
+        return (isinstance(data, dict) and PROBE_MIME in data
+                and METADATA_KEY in self.nb.cells[cell_index].metadata)
 
     def _remaining_seconds(self) -> float | None:
         return None if self._deadline is None else self._deadline - time.monotonic()

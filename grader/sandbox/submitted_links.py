@@ -31,7 +31,7 @@ QUARANTINE_DIR = "quarantine"
 log = logging.getLogger(__name__)
 
 
-def _kind(mode: int) -> str | None:
+def special_kind(mode: int) -> str | None:
     """What an entry is when it must not stay in a submission folder, else None."""
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
@@ -60,7 +60,7 @@ def unsafe_entries(submission_dir: Path) -> list[tuple[str, str]]:
         for entry in entries:
             info = entry.stat(follow_symlinks=False)
             relative = os.path.relpath(entry.path, submission_dir)
-            kind = _kind(info.st_mode)
+            kind = special_kind(info.st_mode)
             if kind is not None:
                 found.append((relative, f"a {kind}"))
             elif stat.S_ISDIR(info.st_mode):

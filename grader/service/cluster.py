@@ -1,7 +1,8 @@
 """The service's gradings on a Dask cluster: ``grader watch --scheduler ADDRESS``.
 
 The same cluster ``grader autograde --scheduler`` grades on, with the same parts of
-``grader.distributed``: every worker is asked what it sees before anything is sent
+``grader.distributed``: the same connection (mutual TLS with the course's certificates; a
+``tcp://`` scheduler only with ``--insecure-scheduler``), every worker is asked what it sees before anything is sent
 (:func:`grader.distributed.check_workers`: the course folder at the same path, the same
 gradebook, no SQLite file shared between machines), and each grading is one task holding the
 student's cluster-wide lock (:func:`grader.distributed.run_exclusively`). A worker that dies
@@ -18,21 +19,25 @@ from __future__ import annotations
 import uuid
 
 from grader.course import Course
-from grader.distributed import ClusterSetupError, check_workers, run_exclusively
+from grader.distributed import (ClusterSetupError, check_listeners, check_workers, connect,
+                                run_exclusively, wait_for_a_worker)
 
 
 class DaskGrading:
     """An executor-like front of a Dask client: ``submit`` returns a future with ``done``,
     ``result`` and ``add_done_callback``, as the service's local process pool does."""
 
-    def __init__(self, course: Course, scheduler_address: str):
+    def __init__(self, course: Course, scheduler_address: str, insecure_scheduler: bool = False):
         try:
-            from distributed import Client
+            import distributed  # noqa: F401
         except ImportError:
             raise ClusterSetupError("grading on a cluster needs Dask distributed: "
                                     "pip install 'scaled-attention-lab[cluster]'") from None
-        self.client = Client(scheduler_address, set_as_default=False)
+        self.client = connect(course, scheduler_address, insecure_scheduler)
         try:
+            wait_for_a_worker(self.client)
+            if not insecure_scheduler:
+                check_listeners(self.client, course, scheduler_address)
             check_workers(self.client, course)
         except BaseException:
             self.client.close()

@@ -26,6 +26,8 @@ from pathlib import Path
 
 from nbgrader.utils import parse_utc
 
+from grader.sandbox.submitted_links import special_kind
+
 TIMESTAMP_FILE = "timestamp.txt"
 SECRET_FILE = "submission_secret.txt"
 SECRET = re.compile(r"[0-9a-f]{128}")  # what nbgrader's submit writes: secrets.token_hex(64)
@@ -228,15 +230,6 @@ def _show(parts: bytes | tuple[bytes, ...]) -> str:
     return "/".join(p.decode("utf-8", "backslashreplace") for p in parts)
 
 
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
-                       (stat.S_ISBLK, "a device")):
-        if test(mode):
-            return name
-    return "a special file"
-
-
 def _plan(root_fd: int, root_info: os.stat_result, budget: HandinBudget) -> tuple[list[_Entry], float]:
     """Every entry to copy, checked against the rules and the budget; and the latest ctime."""
     uid = root_info.st_uid
@@ -254,7 +247,7 @@ def _plan(root_fd: int, root_info: os.stat_result, budget: HandinBudget) -> tupl
                 info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
                 latest = max(latest, info.st_ctime)
                 if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-                    raise HandinRefused(f"{_show(parts)} is {_kind(info.st_mode)}; hand in only the "
+                    raise HandinRefused(f"{_show(parts)} is a {special_kind(info.st_mode)}; hand in only the "
                                         "files of your assignment folder (nbgrader submit copies them)")
                 if info.st_uid != uid:
                     raise HandinRefused(f"{_show(parts)} belongs to the account {account_name(info.st_uid)}, "
@@ -275,7 +268,7 @@ def _plan(root_fd: int, root_info: os.stat_result, budget: HandinBudget) -> tupl
                     continue
                 total += info.st_size
                 if total > budget.max_bytes:
-                    raise HandinRefused(f"the hand-in holds more than {budget.max_bytes / 1e6:.0f} MB; "
+                    raise HandinRefused(f"the hand-in holds more than {budget.max_bytes / 1e6:g} MB; "
                                         "clear the outputs of your notebooks and remove large files")
                 if len(parts) == 1 and name.endswith(b".ipynb"):
                     notebooks += 1

@@ -40,6 +40,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError
 
+from grader.cluster_security import InsecureSchedulerError
 from grader.distributed import ClusterSetupError
 from grader.course import ASSIGNMENTS, Course, enable_concurrent_writers
 from grader.service import pages
@@ -101,9 +102,10 @@ class GradingService:
     """The grading service of one course folder (check :func:`ensure_private` first)."""
 
     def __init__(self, course: Course, policy: Policy | None = None, workers: int | None = None,
-                 clock=time.time, scheduler: str | None = None):
+                 clock=time.time, scheduler: str | None = None, insecure_scheduler: bool = False):
         self.course = course
         self.scheduler = scheduler  # a Dask scheduler's address: grade on that cluster
+        self.insecure_scheduler = insecure_scheduler  # accept one without mutual TLS
         self.policy = policy or load_policy(course)
         self.workers = workers or self.policy.workers
         self.clock = clock
@@ -151,7 +153,7 @@ class GradingService:
         if self.scheduler is not None:
             from grader.service.cluster import DaskGrading
 
-            return DaskGrading(self.course, self.scheduler)
+            return DaskGrading(self.course, self.scheduler, self.insecure_scheduler)
         return cf.ProcessPoolExecutor(max_workers=self.workers, initializer=die_with_parent,
                                       mp_context=multiprocessing.get_context("spawn"))
 
@@ -522,19 +524,21 @@ class GradingService:
 
 
 def serve(course: Course, once: bool = False, fix_permissions: bool = False,
-          workers: int | None = None, scheduler: str | None = None) -> int:
+          workers: int | None = None, scheduler: str | None = None,
+          insecure_scheduler: bool = False) -> int:
     """The ``grader watch`` command: check privacy, then run until done or SIGTERM; exit status."""
     try:
         ensure_private(course, fix_permissions)
     except PrivacyError as exc:
         log.error("%s", exc)
         return 2
-    service = GradingService(course, workers=workers, scheduler=scheduler)
+    service = GradingService(course, workers=workers, scheduler=scheduler,
+                             insecure_scheduler=insecure_scheduler)
     previous = signal.signal(signal.SIGTERM, service.stop)
     log.info("watching the exchange of %s (%s)", course.root, "once" if once else "until SIGTERM")
     try:
         service.run(once=once)
-    except (AlreadyServing, ClusterSetupError) as exc:
+    except (AlreadyServing, ClusterSetupError, InsecureSchedulerError) as exc:
         log.error("%s", exc)
         return 2
     finally:

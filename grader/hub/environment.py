@@ -1,0 +1,111 @@
+"""The students' Python environment and configurable-http-proxy, built once into the cache.
+
+The environment (``cache/env``) is a virtual environment made from a Python every account can run,
+readable by everyone: JupyterHub (the hub itself and ``jupyterhub-singleuser``), JupyterLab 4,
+nbgrader (its JupyterLab extensions), numpy, matplotlib, ipykernel, and the third-party packages
+the course's ``nbgrader_config.py`` imports (so the instructor's formgrader can load it). It holds
+neither ``grader`` nor ``solutions``: only the instructor's server finds those, in the course folder
+(``PYTHONPATH``), which no student can read.
+
+A stamp file records what was installed; a second hub with the same list reuses the environment.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+from grader.course import REPO_ROOT
+from grader.hub.layout import HubLayout
+from grader.hub.preflight import shared_python
+
+#: What a hub's servers need besides the course config's own imports (pyproject's dependencies).
+HUB_PACKAGES = ("jupyterhub>=5,<7", "jupyterlab>=4,<5", "ipykernel>=6.29")
+STAMP = ".hub-packages.json"
+#: JupyterLab settings of every server of the hub: no news or update checks (no calls out of the
+#: hub, no pop-up over a student's page).
+LAB_OVERRIDES = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
+NPM_TIMEOUT = 600
+PIP_TIMEOUT = 1800
+
+
+def course_packages() -> list[str]:
+    """pyproject.toml's runtime dependencies: nbgrader, numpy, matplotlib and the config's imports."""
+    with open(REPO_ROOT / "pyproject.toml", "rb") as handle:
+        return list(tomllib.load(handle)["project"]["dependencies"])
+
+
+def requirements() -> list[str]:
+    return [*HUB_PACKAGES, *course_packages()]
+
+
+def proxy_package() -> str:
+    """configurable-http-proxy 5 needs node 20; Debian 12's node is 18, which 4.6 supports."""
+    version = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    major = int(version.lstrip("v").split(".")[0]) if version else 0
+    return "configurable-http-proxy@^5" if major >= 20 else "configurable-http-proxy@~4.6.3"
+
+
+def _stamp(wanted: object) -> str:
+    return hashlib.sha256(json.dumps(wanted, sort_keys=True).encode()).hexdigest()
+
+
+def _current(folder: Path, stamp: str) -> bool:
+    try:
+        return json.loads((folder / STAMP).read_text())["stamp"] == stamp
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def _run(args: list[str], what: str, timeout: float) -> None:
+    result = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    if result.returncode != 0:
+        raise RuntimeError(f"{what} failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
+
+
+def ensure_environment(layout: HubLayout, say=print) -> Path:
+    """``layout.env`` with :func:`requirements` installed (built on first use); its bin folder."""
+    wanted = requirements()
+    stamp = _stamp(wanted)
+    env = layout.env
+    if not _current(env, stamp):
+        say(f"building the students' environment in {env} (pip; a few minutes the first time)")
+        if env.exists():
+            shutil.rmtree(env)
+        env.parent.mkdir(parents=True, exist_ok=True)
+        _run([shared_python(), "-m", "venv", str(env)], "python3.11 -m venv", 300)
+        _run([str(env / "bin" / "python"), "-m", "pip", "install", "--quiet", *wanted], "pip install", PIP_TIMEOUT)
+        (env / STAMP).write_text(json.dumps({"stamp": stamp, "packages": wanted}))
+    overrides = env / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    overrides.parent.mkdir(parents=True, exist_ok=True)
+    overrides.write_text(json.dumps(LAB_OVERRIDES, indent=1))
+    overrides.chmod(0o644)
+    _open_to_everyone(env)
+    return env / "bin"
+
+
+def ensure_proxy(layout: HubLayout, say=print) -> Path:
+    """configurable-http-proxy under ``layout.proxy`` (npm, first use only); its command."""
+    package = proxy_package()
+    stamp = _stamp(package)
+    if not (_current(layout.proxy, stamp) and layout.proxy_command.exists()):
+        say(f"installing {package} into {layout.proxy} (npm)")
+        layout.proxy.mkdir(parents=True, exist_ok=True)
+        _run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(layout.proxy), package],
+             f"npm install {package}", NPM_TIMEOUT)
+        (layout.proxy / STAMP).write_text(json.dumps({"stamp": stamp, "packages": [package]}))
+    return layout.proxy_command
+
+
+def _open_to_everyone(env: Path) -> None:
+    """Every account can read the environment: it and the cache folder are opened (0755); a folder
+    above them that is closed is an error naming it (nothing above the cache is changed)."""
+    for folder in (env, env.parent):
+        folder.chmod(folder.stat().st_mode | 0o055)
+    closed = [p for p in env.parent.parents if not p.stat().st_mode & 0o001]
+    if closed:
+        raise RuntimeError(f"accounts cannot reach {env}: {closed[0]} is closed to them; "
+                           f"choose another --cache")

@@ -1,0 +1,90 @@
+"""Reading one hand-in folder of ``inbound/`` (grader.service.inbound), as the folder's owner."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from grader.service.inbound import (HandinBudget, HandinRefused, InboundFolder, collect_folder,
+                                    list_folder_exchange, parse_name)
+
+SECRET = "ab" * 64
+
+
+def handin(inbound, name="ann+02_softmax+2026-12-01 10:00:00.000000 UTC+abc", files=None):
+    folder = inbound / name
+    folder.mkdir(parents=True)
+    for relative, content in {"submission_secret.txt": SECRET, "softmax.ipynb": "{}", **(files or {})}.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(content)
+    return folder
+
+
+def folder_of(path) -> InboundFolder:
+    return InboundFolder(os.fsencode(path.name), os.geteuid(), "", "ann", "02_softmax",
+                         "2026-12-01 10:00:00.000000 UTC")
+
+
+@pytest.mark.parametrize("name, says", [
+    (b"ann+02_softmax", "is not <student>+<assignment>"),
+    (b"ann+02_softmax+yesterday+x", "is not a date"),
+    (b"ann+02_softmax+2026-12-01 10:00:00 UTC+\xff", "is not UTF-8"),
+])
+def test_a_name_that_is_not_nbgraders_says_why(name, says):
+    assert says in parse_name(name)
+
+
+def test_a_student_id_holding_a_plus_is_parsed_as_nbgrader_does():
+    assert parse_name(b"a+b+02_softmax+2026-12-01 10:00:00 UTC+xyz") == (
+        "a+b", "02_softmax", "2026-12-01 10:00:00 UTC")
+
+
+def test_a_clean_hand_in_is_copied_with_the_counted_time_written(tmp_path):
+    source = handin(tmp_path / "inbound", files={"data/extra.txt": "x"})
+    collected = collect_folder(tmp_path / "inbound", folder_of(source), tmp_path / "out", HandinBudget())
+    assert collected.notebooks == ("softmax.ipynb",) and collected.secret == SECRET
+    assert (tmp_path / "out" / "data" / "extra.txt").read_text() == "x"
+    assert collected.counted_at >= source.stat().st_ctime - 1
+    assert "UTC" in (tmp_path / "out" / "timestamp.txt").read_text()
+
+
+def test_a_link_anywhere_refuses_the_whole_hand_in_and_copies_nothing(tmp_path):
+    (tmp_path / "private.txt").write_text("not yours")
+    source = handin(tmp_path / "inbound", files={"deep/er/notes.txt": "x"})
+    (source / "deep" / "er" / "link.txt").symlink_to(tmp_path / "private.txt")
+    with pytest.raises(HandinRefused, match="deep/er/link.txt is a symbolic link") as refused:
+        collect_folder(tmp_path / "inbound", folder_of(source), tmp_path / "out", HandinBudget())
+    assert refused.value.secret == SECRET  # so its author can be told
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("budget, files, says", [
+    (HandinBudget(max_bytes=1000), {"big.bin": "x" * 2000}, "more than 0.001 MB"),
+    (HandinBudget(max_entries=3), {f"f{i}.txt": "x" for i in range(5)}, "more than 3 files"),
+    (HandinBudget(max_notebooks=2), {f"n{i}.ipynb": "{}" for i in range(3)}, "more than 2 notebooks"),
+    (HandinBudget(max_depth=2), {"a/b/c/d.txt": "x"}, "nested more than 2 deep"),
+])
+def test_a_hand_in_over_its_budget_is_refused_before_copying(tmp_path, budget, files, says):
+    source = handin(tmp_path / "inbound", files=files)
+    with pytest.raises(HandinRefused, match=says):
+        collect_folder(tmp_path / "inbound", folder_of(source), tmp_path / "out", budget)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_hand_in_without_nbgraders_secret_is_refused_without_a_secret(tmp_path):
+    source = handin(tmp_path / "inbound")
+    (source / "submission_secret.txt").write_text("guess")
+    with pytest.raises(HandinRefused, match="not one nbgrader submit wrote") as refused:
+        collect_folder(tmp_path / "inbound", folder_of(source), tmp_path / "out", HandinBudget())
+    assert refused.value.secret is None
+
+
+def test_listing_describes_links_and_bad_names_and_skips_nothing(tmp_path):
+    inbound = tmp_path / "inbound"
+    good = handin(inbound)
+    (inbound / "ann+02_softmax+2026-12-01 10:00:01 UTC+link").symlink_to(good)
+    (inbound / "not-a-handin").mkdir()
+    found = {f.name: f for f in list_folder_exchange(inbound, lambda student, uid: None)}
+    assert found[os.fsencode(good.name)].problem is None and found[os.fsencode(good.name)].complete
+    assert "symbolic link" in found[b"ann+02_softmax+2026-12-01 10:00:01 UTC+link"].problem
+    assert "is not <student>+<assignment>" in found[b"not-a-handin"].problem
