@@ -119,6 +119,9 @@ class Trial:
         os.environ["GRADER_EXCHANGE_ROOT"] = str(self.exchange_root)
         self.course = create_course(self.top / "course")
         generate_release(self.course, ASSIGNMENT)
+        if pythonpath and (Path(pythonpath) / "nbgrader_config.py").is_file():
+            # the course config of that commit: it imports only what its grader package holds
+            shutil.copyfile(Path(pythonpath) / "nbgrader_config.py", self.course.root / "nbgrader_config.py")
         exchange = CourseExchange(self.course)
         exchange.release_assignment(ASSIGNMENT)
         self.course_id = exchange.course_id
@@ -243,10 +246,11 @@ def wait_graded(path: Path, timeout: float = 1800) -> float:
 
 
 def baseline_package(top: Path, commit: str) -> str | None:
-    """A folder holding ``grader`` as it was at ``commit`` (for PYTHONPATH), or None without git."""
+    """A folder holding ``grader`` and ``nbgrader_config.py`` as they were at ``commit`` (the
+    package for PYTHONPATH, the config for the baseline's course), or None without git."""
     target = top / f"baseline-{commit}"
     target.mkdir()
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "grader"],
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "grader", "nbgrader_config.py"],
                              capture_output=True)
     if archive.returncode:
         print(f"no baseline: git archive {commit} failed ({archive.stderr.decode()[:200]})")
