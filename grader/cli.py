@@ -216,7 +216,8 @@ def cmd_watch(args) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%Y-%m-%dT%H:%M:%S")
     logging.getLogger("traitlets").setLevel(logging.WARNING)  # nbgrader's per-poll exchange chatter
-    return serve(_course(args), once=args.once, fix_permissions=args.fix_permissions, workers=args.workers)
+    return serve(_course(args), once=args.once, fix_permissions=args.fix_permissions, workers=args.workers,
+                 scheduler=args.scheduler, insecure_scheduler=args.insecure_scheduler)
 
 
 def add_watch_parser(sub) -> None:
@@ -228,6 +229,10 @@ def add_watch_parser(sub) -> None:
                    help="close course paths other accounts can read instead of refusing to start")
     p.add_argument("--workers", type=int, default=None,
                    help="submissions graded at once (default: c.GradingService.workers)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="grade on the Dask cluster of this scheduler (as grader autograde --scheduler)")
+    p.add_argument("--insecure-scheduler", action="store_true",
+                   help="grade even on a scheduler without mutual TLS (tcp://), as grader autograde")
     p.set_defaults(func=cmd_watch)
 
 

@@ -52,12 +52,18 @@ def lock_name(course_root: str, assignment: str, student: str) -> str:
     return f"grader:{course_root}:{assignment}:{student}"
 
 
-def grade_one_exclusively(course_root: str, assignment: str, student: str) -> GradingOutcome:
-    """``grade_one`` on a worker, holding the student's cluster-wide lock (a Dask task)."""
+def run_exclusively(task, course_root: str, assignment: str, student: str, *args):
+    """``task(course_root, assignment, student, *args)`` on a worker, holding the student's
+    cluster-wide lock (the body of every grading task sent to the cluster)."""
     from distributed import Lock
 
     with Lock(lock_name(course_root, assignment, student)):
-        return grade_one(course_root, assignment, student)
+        return task(course_root, assignment, student, *args)
+
+
+def grade_one_exclusively(course_root: str, assignment: str, student: str) -> GradingOutcome:
+    """``grade_one`` on a worker, holding the student's cluster-wide lock (a Dask task)."""
+    return run_exclusively(grade_one, course_root, assignment, student)
 
 
 def worker_view(course_root: str) -> dict:

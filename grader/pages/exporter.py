@@ -8,8 +8,12 @@ submission view.
 """
 from __future__ import annotations
 
+import re
+
 from jinja2 import DictLoader
-from nbconvert.exporters import HTMLExporter
+from nbconvert.exporters import HTMLExporter, TemplateExporter
+from nbconvert.filters.highlight import Highlight2HTML
+from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from traitlets import Bool, Integer, default
 
 from grader.pages.csp import add_csp_meta
@@ -54,5 +58,43 @@ class FeedbackExporter(HTMLExporter):
 
     def from_notebook_node(self, nb, resources=None, **kw):
         self.sanitize_html = True  # a config that turns it off must not make these pages unsafe
-        html, resources = super().from_notebook_node(nb, resources, **kw)
-        return add_csp_meta(html), resources
+        html, resources = self._render(nb, resources, **kw)
+        return add_csp_meta(with_accessibility_marks(html)), resources
+
+    def _render(self, nb, resources=None, **kw):
+        """``HTMLExporter.from_notebook_node`` up to its BeautifulSoup pass over the whole page
+        (:func:`with_accessibility_marks` does that pass, only where it changes something)."""
+        langinfo = nb.metadata.get("language_info", {})
+        lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
+        self.register_filter("highlight_code", self.filters.get(
+            "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+        resources = self._init_resources(resources)
+        self.register_filter("filter_data_type", WidgetsDataTypeFilter(
+            notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+        return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+
+
+_MARKED = re.compile(r"<img\b|jp-Cell-inputWrapper|jp-OutputArea-output", re.IGNORECASE)
+
+
+def with_accessibility_marks(html: str) -> str:
+    """What nbconvert's ``HTMLExporter`` adds to a page: an alt text on every image without one,
+    ``tabindex="0"`` on cell inputs and outputs of the lab template.
+
+    The page is parsed and written again (as ``HTMLExporter`` does) only when its body holds an
+    image or such a cell; a page with none, such as a classic-template page without plots, is
+    returned as it is: that pass would change nothing in it, and it is most of the seconds a page
+    costs.
+    """
+    body = html.find("</head>")
+    if not _MARKED.search(html, max(0, body)):
+        return html
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, features="html.parser")
+    for element in soup.select("img:not([alt])"):
+        element.attrs["alt"] = "No description has been provided for this image"
+    for selector in (".jp-Notebook div.jp-Cell-inputWrapper", ".jp-Notebook div.jp-OutputArea-output"):
+        for element in soup.select(selector):
+            element.attrs["tabindex"] = "0"
+    return str(soup)

@@ -84,7 +84,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
         record_ungradable(course, assignment, student, reason)
     steps.done("grade")
     if reason is None:
-        result = nbgrader_runner.generate_feedback(course, assignment, student)
+        result = nbgrader_runner.generate_feedback_warm(course, assignment, student)
         if not (result["success"] and course.feedback_page(student, assignment).exists()):
             reason = "the feedback page could not be generated; the instructor has been told"
     steps.done("feedback")
@@ -105,6 +105,14 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
     steps.done("record")
     return Result(reason is None, score, max_score, problem, time.perf_counter() - started,
                   steps.seconds).as_dict()
+
+
+def warm_up(course_root: str) -> None:
+    """Load in this worker process what every grading reuses: nbgrader's converters and the
+    feedback app with its compiled page template (the pool runs this before the first hand-in)."""
+    import nbgrader.converters  # noqa: F401
+
+    nbgrader_runner.warm_feedback_app(Course(Path(course_root))).build()
 
 
 def screen(course: Course, assignment: str, folder: Path, limits: Limits) -> str | None:

@@ -58,7 +58,8 @@ class GradingService(Configurable):
     max_handin_notebooks = Int(
         10, min=1, help="A hand-in with more notebooks at its top level than this is refused.",
     ).tag(config=True)
-    poll_seconds = Float(1.0, help="Seconds between two looks at the exchange's inbound folder.").tag(config=True)
+    poll_seconds = Float(1.0, help="Seconds between two looks at the exchange's inbound folder when no "
+                         "file system event came (the fallback; events wake the service at once).").tag(config=True)
     workers = Int(2, min=1, help="Submissions graded at once (one process each).").tag(config=True)
 
     def feedback_is_immediate(self, assignment: str) -> bool:

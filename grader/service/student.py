@@ -11,6 +11,7 @@ import getpass
 import glob
 import os
 import pwd
+import shutil
 import subprocess
 from contextlib import contextmanager
 from typing import Iterable, Iterator
@@ -91,23 +92,43 @@ class StudentSide:
         (as if the account had run ``nbgrader submit`` itself): the grading service refuses
         hand-ins that belong to root or to another account than the one they name.
         """
-        self._run(self.factory.Submit, assignment)
+        account = None
         if os.geteuid() == 0:
-            self._give_to_account(assignment)
-
-    def _give_to_account(self, assignment: str) -> None:
-        try:
-            account = pwd.getpwnam(self.student)
-        except KeyError:
+            try:
+                account = pwd.getpwnam(self.student)
+            except KeyError:
+                pass
+        if account is None:
+            self._run(self.factory.Submit, assignment)
             return
+        # The hand-in is written in a staging folder next to inbound/, given to the account and
+        # then renamed into inbound/ at once: the service never sees it half-written or root's.
         inbound = Path(self.config.Exchange.root) / self.config.CourseDirectory.course_id / "inbound"
-        for folder in inbound.glob(f"{glob.escape(self.student)}+{glob.escape(assignment)}+*"):
-            if folder.lstat().st_uid != 0:
-                continue
-            for path in [folder, *folder.rglob("*")]:
-                os.lchown(path, account.pw_uid, account.pw_gid)
+        staging = inbound.parent / f".staging-{self.student}"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(mode=0o700)
+        try:
+            self._run(_submitting_into(self.factory.submit, staging), assignment)
+            for folder in staging.iterdir():
+                for path in [folder, *folder.rglob("*")]:
+                    os.lchown(path, account.pw_uid, account.pw_gid)
+                os.rename(folder, inbound / folder.name)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
     def fetch_feedback(self, assignment: str) -> list[Path]:
         """``nbgrader fetch_feedback``; every feedback page fetched so far, oldest submission first."""
         self._run(self.factory.FetchFeedback, assignment)
         return sorted(Path(p) for p in glob.glob(str(self.folder(assignment) / "feedback" / "*" / "*.html")))
+
+
+def _submitting_into(submit_class: type, folder: Path) -> type:
+    """``submit_class`` writing its hand-in folder into ``folder`` instead of ``inbound/``."""
+
+    class SubmitInto(submit_class):
+        def init_dest(self):
+            super().init_dest()
+            self.inbound_path = str(folder)
+
+    SubmitInto.__name__ = submit_class.__name__
+    return SubmitInto
