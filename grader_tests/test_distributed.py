@@ -30,6 +30,7 @@ from grader.parallel import grade_class
 from grader.simulated_class import simulated_class
 from grader.submissions import get_submission, hand_in, write_submission
 from grader.ungradable import ungradable_reason
+from grader_tests.dask_workers import pid_of_worker_running
 
 distributed = pytest.importorskip("distributed")
 
@@ -172,17 +173,6 @@ def test_workers_on_other_machines_need_a_database_server_gradebook(course, monk
     assert cluster_problems(views, course, "instructor-laptop") == []
 
 
-def _pid_of_worker_running(client, key_prefix: str) -> int:
-    """The pid of the worker process running the task whose key starts with ``key_prefix``."""
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        for worker, keys in client.processing().items():
-            if any(str(key).startswith(key_prefix) for key in keys):
-                return client.run(os.getpid, workers=[worker])[worker]
-        time.sleep(0.2)
-    raise AssertionError(f"no task {key_prefix}... reached a worker within {WAIT} s")
-
-
 def _grade_looping_submission_and_kill_its_worker(course: Course, cluster, insecure_scheduler: bool = False):
     """Grade the looping submission on the cluster, SIGKILL the worker running it once; the outcomes."""
     hand_in(course, "loops", get_submission(ASSIGNMENT, "infinite_loop"))
@@ -191,7 +181,7 @@ def _grade_looping_submission_and_kill_its_worker(course: Course, cluster, insec
         course, ASSIGNMENT, ["loops"], cluster.scheduler_address, insecure_scheduler=insecure_scheduler)))
     with distributed.Client(cluster.scheduler_address, security=cluster.security, set_as_default=False) as watcher:
         grading.start()
-        pid = _pid_of_worker_running(watcher, f"autograde-{ASSIGNMENT}-loops-")
+        pid = pid_of_worker_running(watcher, f"autograde-{ASSIGNMENT}-loops-")
         time.sleep(3)  # into the notebook (it loops for CELL_TIMEOUT seconds) before the worker dies
         os.kill(pid, signal.SIGKILL)
         grading.join(WAIT)

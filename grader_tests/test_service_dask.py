@@ -16,6 +16,7 @@ import pytest
 from grader.course import notebook_name
 from grader.service.journal import RELEASED, Journal
 from grader.service.watch import GradingService, serve
+from grader_tests.dask_workers import pid_of_worker_running
 from grader_tests.service_setup import accounts_skip_reason, temporary_service_course
 
 distributed = pytest.importorskip("distributed")
@@ -81,16 +82,6 @@ def test_workers_that_would_write_to_another_gradebook_keep_the_service_from_sta
     assert not setup.course.autograded_notebook(setup.student_id("ann"), ASSIGNMENT).exists()
 
 
-def _pid_of_worker_running(client, key_prefix: str) -> int:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        for worker, keys in client.processing().items():
-            if any(str(key).startswith(key_prefix) for key in keys):
-                return client.run(os.getpid, workers=[worker])[worker]
-        time.sleep(0.05)
-    raise AssertionError(f"no task {key_prefix}... reached a worker within {WAIT} s")
-
-
 def test_a_worker_killed_mid_grading_has_the_hand_in_graded_on_another_worker(setup, cluster):
     side = setup.hand_in("ann", LOOPING, {f"{notebook_name(LOOPING)}.ipynb":
                                           setup.notebook_text(LOOPING, "infinite_loop")})
@@ -98,7 +89,7 @@ def test_a_worker_killed_mid_grading_has_the_hand_in_graded_on_another_worker(se
         setup.course, scheduler=cluster.scheduler_address, insecure_scheduler=True).run(once=True))
     with distributed.Client(cluster.scheduler_address, set_as_default=False) as watcher:
         running.start()
-        pid = _pid_of_worker_running(watcher, f"watch-{LOOPING}-{side.student}-")
+        pid = pid_of_worker_running(watcher, f"watch-{LOOPING}-{side.student}-")
         time.sleep(3)  # into the looping notebook before its worker dies
         os.kill(pid, signal.SIGKILL)
         running.join(WAIT)
