@@ -21,7 +21,7 @@ import nbformat
 
 from grader.course import Course
 from grader.service.exchange import CourseExchange
-from grader.service.student import StudentSide, temporary_accounts
+from grader.service.student import StudentSide, account_name, temporary_accounts
 from grader.submissions import build_notebook, get_submission
 
 
@@ -43,6 +43,10 @@ class ServiceCourse:
         self._prefix = f"s{uuid.uuid4().hex[:5]}"
         self._accounts: dict[str, str] = {}
         self._removals = ExitStack()
+
+    def planned_id(self, name: str) -> str:
+        """The id the test's student ``name`` gets (before its account exists)."""
+        return account_name(name, self._prefix)
 
     def student_id(self, name: str) -> str:
         """The id (and account) of the test's student ``name``: created on first use."""
