@@ -112,7 +112,7 @@ def cmd_similarity(args) -> int:
         report = similar_pairs(course, args.assignment)
     except FileNotFoundError as exc:
         raise SystemExit(f"error: {exc}") from None
-    render_similarity(report, Console())
+    render_similarity(report, make_console())
     if report.pairs:
         print(f"side by side: `grader report {args.assignment}`, section \"Possibly written together\"")
     return 0

@@ -10,6 +10,7 @@ private copy of the released course. Hidden inputs come from a fixed seed
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import shutil
 import signal
@@ -262,7 +263,10 @@ def identity_with(address: str, context: ssl.SSLContext):
             return await rpc.identity()
         finally:
             await rpc.close_rpc()
-    return asyncio.run(ask())
+    # In a thread of its own: this test process may already run an event loop (the browser
+    # tests' Playwright does), where asyncio.run refuses to start another.
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, ask()).result()
 
 
 def stranger_context(trusted_ca, certificate=None, key=None) -> ssl.SSLContext:

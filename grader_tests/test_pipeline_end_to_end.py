@@ -95,6 +95,9 @@ def _ungradable(expected: dict[str, Expected]) -> bool:
     return any(e.ungradable for e in expected.values())
 
 
+NBFORMAT_UNREADABLE = "Notebook does not appear to be JSON"
+
+
 def _reason(expected: dict[str, Expected]) -> str:
     """The part of the expected ungradable reason that the reports must contain."""
     return next(e for e in expected.values() if e.ungradable).diagnosis.removeprefix(f"{UNGRADABLE}: ")
@@ -171,7 +174,9 @@ def test_an_unreadable_submission_is_reported_by_name_with_its_reason(graded_cor
         for student, expected in graded_corpus.expected(assignment).items():
             if not _ungradable(expected):
                 continue
-            assert f"for student '{student}'" in output and _reason(expected) in output
+            # plain nbgrader prints nbformat's words; the grader's own reason (expected.csv) is
+            # checked in its ungradable record, below
+            assert f"for student '{student}'" in output and NBFORMAT_UNREADABLE in output
             reported += 1
     assert reported >= 1
 

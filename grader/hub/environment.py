@@ -11,11 +11,13 @@ A stamp file records what was installed; a second hub with the same list reuses 
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import shutil
 import subprocess
 import tomllib
+from contextlib import contextmanager
 from pathlib import Path
 
 from grader.course import REPO_ROOT
@@ -66,15 +68,31 @@ def _run(args: list[str], what: str, timeout: float) -> None:
         raise RuntimeError(f"{what} failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
 
 
+@contextmanager
+def _building(folder: Path):
+    """Hold ``<folder>.lock`` while ``folder`` is checked and built: two hubs starting at once
+    (two test workers, two courses on one machine) must not build the same folder together."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f".{folder.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def ensure_environment(layout: HubLayout, say=print) -> Path:
     """``layout.env`` with :func:`requirements` installed (built on first use); its bin folder."""
+    with _building(layout.env):
+        return _ensure_environment(layout, say)
+
+
+def _ensure_environment(layout: HubLayout, say) -> Path:
     wanted = requirements()
     stamp = _stamp(wanted)
     env = layout.env
     if not _current(env, stamp):
         say(f"building the students' environment in {env} (pip; a few minutes the first time)")
+        shutil.rmtree(env, ignore_errors=True)
         if env.exists():
-            shutil.rmtree(env)
+            raise RuntimeError(f"{env} could not be removed to build the students' environment anew")
         env.parent.mkdir(parents=True, exist_ok=True)
         _run([shared_python(), "-m", "venv", str(env)], "python3.11 -m venv", 300)
         _run([str(env / "bin" / "python"), "-m", "pip", "install", "--quiet", *wanted], "pip install", PIP_TIMEOUT)
@@ -89,6 +107,11 @@ def ensure_environment(layout: HubLayout, say=print) -> Path:
 
 def ensure_proxy(layout: HubLayout, say=print) -> Path:
     """configurable-http-proxy under ``layout.proxy`` (npm, first use only); its command."""
+    with _building(layout.proxy):
+        return _ensure_proxy(layout, say)
+
+
+def _ensure_proxy(layout: HubLayout, say) -> Path:
     package = proxy_package()
     stamp = _stamp(package)
     if not (_current(layout.proxy, stamp) and layout.proxy_command.exists()):

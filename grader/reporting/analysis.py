@@ -169,7 +169,7 @@ def collect(course: Course, assignment: str) -> AssignmentSummary:
     summary = summarize(report, late_submissions(course, assignment, students), grading_times(course, assignment))
     try:
         summary.similarity = similar_pairs(course, assignment)
-    except FileNotFoundError:  # no release notebook to tell the template from a student's code
-        summary.similarity = None
+    except (FileNotFoundError, ValueError):  # no release notebook (or none the course knows) to
+        summary.similarity = None           # tell the template from a student's code
     summary.borrowed = borrowed_numbers(course, assignment, students)
     return summary
