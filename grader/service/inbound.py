@@ -188,7 +188,10 @@ def collect_folder(inbound: Path, folder: InboundFolder, dest: Path, budget: Han
     device, an entry owned by another account, too many or too deep entries or more bytes than the
     budget refuse the whole hand-in (HandinRefused, before anything is copied). ``timestamp.txt``
     is written anew with the counted hand-in time, in nbgrader's format, so late penalties follow
-    it. Raises HandinRefused, or OSError when the folder vanished meanwhile.
+    it. Copies get the modes nbgrader's own collect gives (0755 folders, 0644 files): ``dest`` is
+    inside the course's private state, and the instructor's own account (the formgrader) must be
+    able to read what is later placed in ``submitted/``. Raises HandinRefused, or OSError when the
+    folder vanished meanwhile.
     """
     inbound_fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -200,7 +203,7 @@ def collect_folder(inbound: Path, folder: InboundFolder, dest: Path, budget: Han
             secret = _secret_of(root_fd, root_info.st_uid)
             try:
                 entries, latest_change = _plan(root_fd, root_info, budget)
-                dest.mkdir(parents=True, mode=0o700)
+                dest.mkdir(parents=True, mode=0o755)
                 copied = _copy(root_fd, root_info.st_uid, entries, dest, budget)
             except HandinRefused as refused:
                 refused.secret = secret
@@ -289,7 +292,7 @@ def _copy(root_fd: int, uid: int, entries: list[_Entry], dest: Path, budget: Han
     for entry in entries:
         target = dest.joinpath(*(os.fsdecode(p) for p in entry.parts))
         if entry.is_dir:
-            target.mkdir(mode=0o700)
+            target.mkdir(mode=0o755)
             continue
         parent_fd = root_fd
         opened = []
@@ -320,7 +323,7 @@ def _copy(root_fd: int, uid: int, entries: list[_Entry], dest: Path, budget: Han
 
 def _copy_bounded(fd: int, target: Path, allowance: int, parts: tuple[bytes, ...]) -> int:
     written = 0
-    out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         while True:
             chunk = os.read(fd, min(COPY_CHUNK, allowance - written + 1))
