@@ -297,7 +297,7 @@ class GradingService:
         """A hand-in that was not copied keeps what its page needs: its secret, the counted time
         and the reason (which grading reports as the reason it is ungradable)."""
         shutil.rmtree(archive / HANDIN, ignore_errors=True)
-        (archive / HANDIN).mkdir(parents=True, mode=0o700)
+        (archive / HANDIN).mkdir(parents=True, mode=0o755)
         (archive / HANDIN / SECRET_FILE).write_text(secret)
         (archive / HANDIN / TIMESTAMP_FILE).write_text(nbgrader_timestamp(time.time()))
         (archive / HANDIN / NOT_COLLECTED).write_text(reason)
