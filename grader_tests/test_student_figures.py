@@ -7,6 +7,8 @@ kernel (forked from the zygote) and the page sanitizer are the real ones.
 """
 from __future__ import annotations
 
+import base64
+import io
 import shutil
 import subprocess
 import sys
@@ -14,6 +16,7 @@ import sys
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
+from PIL import Image
 from nbformat.v4 import new_code_cell
 
 from grader.course import Course
@@ -76,3 +79,16 @@ def test_the_feedback_page_holds_the_student_figures_as_inline_png_images(graded
 def test_pages_with_figures_hold_no_active_content(graded):
     assert scan_file(graded.feedback_page(STUDENT, ASSIGNMENT)) == []
     assert scan_file(graded.autograded_notebook(STUDENT, ASSIGNMENT)) == []
+
+
+def test_every_figure_on_the_feedback_page_has_an_alt_text(graded):
+    page = graded.feedback_page(STUDENT, ASSIGNMENT)
+    images = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").find_all("img")
+    assert images and all(img.get("alt") for img in images)
+
+
+def test_a_figure_is_drawn_once_as_laid_out_at_72_dpi(graded):
+    notebook = nbformat.read(graded.autograded_notebook(STUDENT, ASSIGNMENT), as_version=4)
+    [png] = _pngs(_cell_with(notebook, SHOWN))
+    # matplotlib's default figure size, 6.4 x 4.8 inches, uncropped (bbox_inches=None)
+    assert Image.open(io.BytesIO(base64.b64decode(png))).size == (int(6.4 * 72), int(4.8 * 72))

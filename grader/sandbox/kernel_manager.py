@@ -9,7 +9,7 @@ import signal
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Bool, Instance, Integer, List, Unicode, default
+from traitlets import Bool, Dict, Instance, Integer, List, Unicode, default
 
 from . import zygote
 from .kernel_client import ReadyWhenAnsweredClient
@@ -66,6 +66,13 @@ class SandboxedKernelManager(AsyncKernelManager):
     max_message_bytes = Integer(32 * 2 ** 20, allow_none=True, help=(
         "Largest message the grader accepts from the kernel (ZMQ_MAXMSGSIZE on its client "
         "sockets); a kernel sending a larger one is disconnected and the message is lost."))
+    figure_kwargs = Dict({"bbox_inches": None, "dpi": 72}, help=(
+        "Keyword arguments of matplotlib's print_figure for every figure an IPython kernel shows "
+        "(its inline backend's InlineBackend.print_figure_kwargs, given on the kernel's command "
+        "line). bbox_inches=None draws each figure once, as laid out (the notebooks' figures use "
+        "constrained layout), where matplotlib-inline's default 'tight' draws it twice to crop "
+        "it; dpi 72 is the inline backend's resolution before matplotlib-inline 0.1.4. Empty: "
+        "matplotlib-inline's defaults (tight, the figure's own dpi, 100).")).tag(config=True)
     exit_code: int | None = None
     _sandbox_process: zygote.SandboxProcess | None = None
 
@@ -84,6 +91,13 @@ class SandboxedKernelManager(AsyncKernelManager):
         if self.max_message_bytes:
             kc.context.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
         return kc
+
+    def format_kernel_cmd(self, extra_arguments=None) -> list[str]:
+        """The kernelspec's command; an IPython kernel's gets ``figure_kwargs`` as an option."""
+        cmd = super().format_kernel_cmd(extra_arguments)
+        if self.figure_kwargs and cmd[1:3] == ["-m", zygote.KERNEL_MODULE]:
+            cmd.append(f"--InlineBackend.print_figure_kwargs={self.figure_kwargs!r}")
+        return cmd
 
     async def _async_pre_start_kernel(self, **kw):
         if self.sandbox is not None:
