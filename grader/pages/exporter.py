@@ -54,6 +54,7 @@ class FeedbackExporter(HTMLExporter):
     def _preprocess(self, nb, resources):
         nb, resources = super()._preprocess(nb, resources)
         limit_outputs(nb, self.max_output_bytes)  # after every preprocessor: the page as it is shown
+        describe_images(nb)
         return nb, resources
 
     def from_notebook_node(self, nb, resources=None, **kw):
@@ -74,7 +75,39 @@ class FeedbackExporter(HTMLExporter):
         return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
 
 
-_MARKED = re.compile(r"<img\b|jp-Cell-inputWrapper|jp-OutputArea-output", re.IGNORECASE)
+#: nbconvert's alt text for an image that has none (``HTMLExporter``'s BeautifulSoup pass).
+NO_DESCRIPTION = "No description has been provided for this image"
+RASTER_IMAGES = ("image/png", "image/jpeg")  # the outputs the templates show with an alt text
+_LAB_CELLS = re.compile(r"jp-Cell-inputWrapper|jp-OutputArea-output")
+_IMAGE = re.compile(r"<img\b", re.IGNORECASE)
+_ALT = re.compile(r"\salt\s*=", re.IGNORECASE)
+
+
+def describe_images(nb) -> None:
+    """Give every PNG and JPEG output without an alt text nbconvert's, as output metadata, which
+    the templates write into the ``<img>`` element: the page then needs no pass to add it."""
+    for cell in nb.cells:
+        if cell.get("metadata", {}).get("alt"):
+            continue  # the templates use the cell's alt text
+        for output in cell.get("outputs", []):
+            for mime in RASTER_IMAGES:
+                if mime not in output.get("data", {}):
+                    continue
+                metadata = output.setdefault("metadata", {})
+                if not (metadata.get(mime) or {}).get("alt") and not metadata.get("alt"):
+                    metadata.setdefault(mime, {})["alt"] = NO_DESCRIPTION
+
+
+def _needs_marks(html: str, body: int) -> bool:
+    """Whether the body holds a lab-template cell or an image whose tag has no alt attribute
+    (a ``>`` inside an attribute value ends the look early: the pass then runs, needlessly)."""
+    if _LAB_CELLS.search(html, body):
+        return True
+    for image in _IMAGE.finditer(html, body):
+        end = html.find(">", image.end())
+        if not _ALT.search(html, image.end(), len(html) if end < 0 else end):
+            return True
+    return False
 
 
 def with_accessibility_marks(html: str) -> str:
@@ -82,18 +115,17 @@ def with_accessibility_marks(html: str) -> str:
     ``tabindex="0"`` on cell inputs and outputs of the lab template.
 
     The page is parsed and written again (as ``HTMLExporter`` does) only when its body holds an
-    image or such a cell; a page with none, such as a classic-template page without plots, is
-    returned as it is: that pass would change nothing in it, and it is most of the seconds a page
-    costs.
+    image without alt text or such a cell; any other page, such as a classic-template page whose
+    figures got their alt text from :func:`describe_images`, is returned as it is: that pass would
+    change nothing in it, and it is most of the seconds a page costs.
     """
-    body = html.find("</head>")
-    if not _MARKED.search(html, max(0, body)):
+    if not _needs_marks(html, max(0, html.find("</head>"))):
         return html
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html, features="html.parser")
     for element in soup.select("img:not([alt])"):
-        element.attrs["alt"] = "No description has been provided for this image"
+        element.attrs["alt"] = NO_DESCRIPTION
     for selector in (".jp-Notebook div.jp-Cell-inputWrapper", ".jp-Notebook div.jp-OutputArea-output"):
         for element in soup.select(selector):
             element.attrs["tabindex"] = "0"
