@@ -36,34 +36,6 @@ FIXED_SEED = 20261201
 WAIT = 900  # seconds: a hung command fails the test instead of the CI job
 
 
-# ---- the server -------------------------------------------------------------------------------
-
-@pytest.fixture(scope="session")
-def postgres_admin_url(tmp_path_factory):
-    """A superuser URL of a running PostgreSQL server (skip, or fail under CI, when there is none)."""
-    started = None
-    url = os.environ.get(postgres_server.URL_VARIABLE)
-    try:
-        if not url:
-            started = tmp_path_factory.mktemp("postgres")
-            url = postgres_server.start_server(started)
-    except (postgres_server.NoServer, subprocess.SubprocessError, OSError) as exc:
-        detail = getattr(exc, "stderr", "") or ""
-        _no_server(f"cannot start a PostgreSQL server: {exc} {detail}".strip())
-    problem = postgres_server.can_connect(url)
-    if problem:
-        _no_server(f"the PostgreSQL server {printable_db_url(url)} does not answer: {problem}")
-    yield url
-    if started is not None:
-        postgres_server.stop_server(started)
-
-
-def _no_server(reason: str):
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(f"CI must test the PostgreSQL gradebook, but {reason}")
-    pytest.skip(reason)
-
-
 @contextmanager
 def gradebook_at(url: str | None):
     """``GRADER_DB_URL`` set to ``url`` (unset for None) inside the block."""

@@ -13,11 +13,16 @@ import time
 
 import pytest
 
-from grader.course import notebook_name
+from nbgrader.api import Gradebook
+
+from grader.course import DB_URL_VARIABLE, notebook_name
+from grader.release import generate_release
 from grader.service.journal import RELEASED, Journal
 from grader.service.watch import GradingService, serve
 from grader_tests.dask_workers import pid_of_worker_running
 from grader_tests.service_setup import accounts_skip_reason, temporary_service_course
+
+import postgres_server
 
 distributed = pytest.importorskip("distributed")
 
@@ -99,3 +104,28 @@ def test_a_worker_killed_mid_grading_has_the_hand_in_graded_on_another_worker(se
     assert row.state == RELEASED and row.outcome == "graded", row
     [page] = side.fetch_feedback(LOOPING)
     assert page.exists()
+
+
+def test_on_the_cluster_with_a_postgresql_gradebook_the_scores_are_recorded_there(
+        setup, postgres_admin_url, monkeypatch):
+    url = postgres_server.create_database(postgres_admin_url, prefix="dask_service")
+    monkeypatch.setenv(DB_URL_VARIABLE, url)  # the service and, started after this, the workers
+    setup.course.gradebook.unlink()  # the template's SQLite gradebook: nothing may use it now
+    generate_release(setup.course, ASSIGNMENT)  # registers the assignment in PostgreSQL
+    ann = setup.hand_in("ann", ASSIGNMENT, {NOTEBOOK: setup.notebook_text(ASSIGNMENT, "model_answer")})
+    bo = setup.hand_in("bo", ASSIGNMENT, {NOTEBOOK: setup.notebook_text(
+        ASSIGNMENT, "softmax_no_max_subtraction")})
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        GradingService(setup.course, scheduler=cluster.scheduler_address,
+                       insecure_scheduler=True).run(once=True)
+
+    recorded = {row.student: row for row in rows(setup)}
+    assert {(row.state, row.outcome) for row in recorded.values()} == {(RELEASED, "graded")}
+    with Gradebook(url) as gradebook:
+        scores = {student: gradebook.find_submission(ASSIGNMENT, student).score
+                  for student in (ann.student, bo.student)}
+    assert scores == {student: recorded[student].score for student in scores}
+    assert scores[ann.student] > scores[bo.student]
+    assert not setup.course.gradebook.exists()
