@@ -8,6 +8,8 @@ submission view.
 """
 from __future__ import annotations
 
+import functools
+import json
 import re
 
 from jinja2 import DictLoader
@@ -68,11 +70,30 @@ class FeedbackExporter(HTMLExporter):
         langinfo = nb.metadata.get("language_info", {})
         lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
         self.register_filter("highlight_code", self.filters.get(
-            "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+            "highlight_code", RememberingHighlight(pygments_lexer=lexer, parent=self)))
         resources = self._init_resources(resources)
         self.register_filter("filter_data_type", WidgetsDataTypeFilter(
             notebook_metadata=self._nb_metadata, parent=self, resources=resources))
         return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+
+
+class RememberingHighlight(Highlight2HTML):
+    """nbconvert's code highlighting, with the HTML of every source it highlighted kept in this
+    process: most code cells (the given code, the visible tests) are the same on every student's
+    page, and highlighting them is a good part of a page's time. The same source, language and
+    formatter options give the same HTML, so a page is the one ``Highlight2HTML`` writes."""
+
+    def __call__(self, source, language=None, metadata=None):
+        magics = (metadata or {}).get("magics_language")
+        return _highlighted(source, language or self.pygments_lexer,
+                            magics if isinstance(magics, str) else None,
+                            json.dumps(self.extra_formatter_options, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=4096)
+def _highlighted(source: str, language: str, magics_language: str | None, options: str) -> str:
+    return Highlight2HTML(pygments_lexer=language, extra_formatter_options=json.loads(options))(
+        source, language, {"magics_language": magics_language} if magics_language else None)
 
 
 #: nbconvert's alt text for an image that has none (``HTMLExporter``'s BeautifulSoup pass).
