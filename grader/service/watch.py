@@ -43,6 +43,7 @@ from nbgrader.exchange import ExchangeError
 from grader.cluster_security import InsecureSchedulerError
 from grader.distributed import ClusterSetupError
 from grader.course import ASSIGNMENTS, Course, enable_concurrent_writers
+from grader.gradebook_batch import reuse_gradebook_connections
 from grader.service import pages
 from grader.service.exchange import CourseExchange
 from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, HandinRefused, nbgrader_timestamp
@@ -158,6 +159,7 @@ class GradingService:
                                       mp_context=multiprocessing.get_context("spawn"))
 
     def _serve(self, once: bool) -> None:
+        reuse_gradebook_connections()  # due dates are read for every hand-in: one engine, not one each
         if self.course.gradebook.exists():
             enable_concurrent_writers(self.course)
         for row in self.journal.recover():
