@@ -79,8 +79,9 @@ def load() -> str:
 
 # ---- the grading work alone (floor and service-time samples) ----------------------------------
 
-def grading_work(top: Path, notebooks: dict[str, str], runs: int) -> list[float]:
-    """Seconds of grade + feedback page of each notebook, warm, in this process (``runs`` each)."""
+def grading_work(top: Path, notebooks: dict[str, str], runs: int) -> tuple[list[float], dict[str, list[float]]]:
+    """Seconds of grade + feedback page of each notebook, warm, in this process (``runs`` each),
+    and the seconds of each part of them (the grading's steps, ``grader.breakdown``, and the page)."""
     from grader import nbgrader_runner
     from grader.course import create_course
     from grader.parallel import grade_one
@@ -88,7 +89,7 @@ def grading_work(top: Path, notebooks: dict[str, str], runs: int) -> list[float]
 
     course = create_course(top / "work")
     generate_release(course, ASSIGNMENT)
-    seconds = []
+    seconds, parts = [], {}
     for run in range(runs + 1):
         for kind, text in notebooks.items():
             student = f"w{run}{kind[:6]}".replace("_", "")
@@ -96,11 +97,14 @@ def grading_work(top: Path, notebooks: dict[str, str], runs: int) -> list[float]
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             started = time.perf_counter()
-            grade_one(str(course.root), ASSIGNMENT, student)
+            outcome = grade_one(str(course.root), ASSIGNMENT, student)
+            graded = time.perf_counter()
             nbgrader_runner.generate_feedback_warm(course, ASSIGNMENT, student)
             if run:  # the first round warms the process up
                 seconds.append(time.perf_counter() - started)
-    return seconds
+                for name, value in {**outcome.times, "feedback page": time.perf_counter() - graded}.items():
+                    parts.setdefault(name, []).append(value)
+    return seconds, parts
 
 
 # ---- one service under test ---------------------------------------------------------------------
@@ -386,9 +390,10 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"feedback latency, {ASSIGNMENT} ({' and '.join(HANDED_IN)}), {args.workers} workers, "
           f"{os.cpu_count()} CPUs", flush=True)
-    work = grading_work(top, notebooks, runs=args.work_runs)
+    work, parts = grading_work(top, notebooks, runs=args.work_runs)
     print(f"grading work alone (warm, in-process): median {statistics.median(work):.2f} s per "
-          f"hand-in ({load()})", flush=True)
+          f"hand-in ({load()}); median seconds of its parts: "
+          + ", ".join(f"{name} {statistics.median(values):.2f}" for name, values in parts.items()), flush=True)
 
     names = [f"idle{run:02d}" for run in range(args.idle + 1)]
     for size in sorted(set(rushes + baseline_rushes + ([args.dask_rush] if args.dask_rush else []))):
