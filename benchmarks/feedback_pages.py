@@ -29,7 +29,7 @@ from traitlets.config import Config
 
 from grader.course import REPO_ROOT
 from grader.pages.exporter import FeedbackExporter
-from grader.submissions import grade_id, is_solution_cell, model_answers
+from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 
 matplotlib.use("Agg")
 

@@ -22,10 +22,9 @@ import os
 import sys
 from pathlib import Path
 
-from rich.text import Text
 
 from grader.console import make_console
-from grader.course import ASSIGNMENTS, REPO_ROOT, Course
+from grader.course import ASSIGNMENTS, Course
 
 
 def _ensure_tools_on_path() -> None:
@@ -50,12 +49,12 @@ def cmd_release(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    from grader.autograde_run import run_autograde
+    from grader.scheduling.class_run import run_autograde
 
     course = _course(args)
-    if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.distributed)
-        from grader.cluster_security import InsecureSchedulerError, client_security
-        from grader.distributed import ClusterSetupError
+    if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.scheduling.dask_cluster)
+        from grader.scheduling.cluster_security import InsecureSchedulerError, client_security
+        from grader.scheduling.dask_cluster import ClusterSetupError
 
         try:
             client_security(course, args.scheduler, insecure=args.insecure_scheduler)  # refuse before any work
@@ -68,9 +67,9 @@ def cmd_autograde(args) -> int:
 
 
 def cmd_feedback(args) -> int:
-    from grader import nbgrader_runner
+    from grader.grading import nbgrader_apps
 
-    result = nbgrader_runner.generate_feedback(_course(args), args.assignment)
+    result = nbgrader_apps.generate_feedback(_course(args), args.assignment)
     if not result["success"]:
         print(result.get("error") or result.get("log"), file=sys.stderr)
         return 1
@@ -78,7 +77,7 @@ def cmd_feedback(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from grader.report import build_report, gradebook_assignments, render
+    from grader.reporting.class_report import build_report, gradebook_assignments, render
     from grader.reporting import write_report
 
     if bool(args.assignment) == bool(args.all):
@@ -146,7 +145,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from grader.demo import run_demo
+    from grader.demo.run import run_demo
 
     return run_demo(Path(args.dir) if args.dir else None, workers=args.workers, console=make_console())
 
@@ -172,9 +171,14 @@ def add_check_pages_parser(sub) -> None:
 # ---- end check-pages ----
 
 
-# ---- cluster-certs: the course's CA and certificates for a grading cluster (grader.cluster_security) ----
+# ---- cluster-certs: the course's CA and certificates for a grading cluster (grader.scheduling.cluster_security) ----
 def cmd_cluster_certs(args) -> int:
-    from grader.cluster_security import CERTS_VARIABLE, CertificatesExistError, certificates_folder, make_certificates
+    from grader.scheduling.cluster_security import (
+        CERTS_VARIABLE,
+        CertificatesExistError,
+        certificates_folder,
+        make_certificates,
+    )
 
     course = _course(args)
     course.state_dir  # created mode 0700 before anything is written into it (the default folder is inside)

@@ -400,12 +400,12 @@ def service_findings(course_root: str) -> list[Finding]:
 
 
 def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
-    """The course's grading-cluster certificates (``grader.cluster_security``): one row when a
+    """The course's grading-cluster certificates (``grader.scheduling.cluster_security``): one row when a
     certificates folder is there or configured, else a note (a course graded locally needs none);
     nothing without Dask distributed installed."""
     from pathlib import Path
 
-    from grader.cluster_security import certificates_report, not_configured_note
+    from grader.scheduling.cluster_security import certificates_report, not_configured_note
     from grader.course import Course
 
     try:

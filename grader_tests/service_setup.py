@@ -22,7 +22,7 @@ import nbformat
 from grader.course import Course
 from grader.service.exchange import CourseExchange
 from grader.service.student import StudentSide, account_name, temporary_accounts
-from grader.submissions import build_notebook, get_submission
+from grader.demo.corpus import build_notebook, get_submission
 
 
 class ServiceCourse:

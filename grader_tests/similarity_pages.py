@@ -9,7 +9,7 @@ from __future__ import annotations
 from similarity_class import cells_of, honest_class
 from similarity_harness import corpus_class
 
-from grader.report import ClassReport, StudentResult
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.analysis import AssignmentSummary, summarize
 from grader.similarity.compare import compare_class
 

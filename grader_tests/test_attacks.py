@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from grader.course import Course
-from grader.parallel import grade_class
+from grader.scheduling.pool import grade_class
 from grader.sandbox.policy import SandboxPolicy
-from grader.ungradable import ungradable_reason
+from grader.grading.ungradable_record import ungradable_reason
 
 from attack_harness import (
     ASSIGNMENT, CANARY_MODE, CANARY_TEXT, LEAK_MARKER, PROCESSES, GradedCorpus, canary_path, grade_corpus,

@@ -23,7 +23,7 @@ import pytest
 
 from grader.course import Course, create_course
 from grader.release import generate_release
-from grader.report import build_report
+from grader.reporting.class_report import build_report
 from grader.sandbox.policy import SandboxPolicy
 from grader.sandbox.submitted_links import quarantine_folder
 

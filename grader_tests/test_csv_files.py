@@ -12,7 +12,7 @@ from nbgrader.api import Gradebook
 from nbgrader.plugins import CsvExportPlugin
 
 from grader.course import REPO_ROOT, Course
-from grader.report import ClassReport, StudentResult
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.analysis import summarize
 from grader.reporting.csv_files import defused, write_csv_rows
 from grader.reporting.csv_tables import write_csv

@@ -12,8 +12,8 @@ import pytest
 from rich.console import Console
 
 from grader.course import REPO_ROOT
-from grader.demo import run_demo
-from grader.privileges import ROOT_LAYERS, demo_refusal
+from grader.demo.run import run_demo
+from grader.sandbox.privileges import ROOT_LAYERS, demo_refusal
 
 NOBODY = 65534
 
@@ -45,7 +45,7 @@ def test_make_demo_as_an_ordinary_user_stops_before_installing_anything():
     checkout = Path(tempfile.mkdtemp(prefix="demo-needs-"))
     try:
         (checkout / "grader").mkdir()
-        for name in ("Makefile", "pyproject.toml", "grader/__init__.py", "grader/privileges.py"):
+        for name in ("Makefile", "pyproject.toml", "grader/__init__.py", "grader/sandbox/privileges.py"):
             shutil.copy(REPO_ROOT / name, checkout / name)
             os.chmod(checkout / name, 0o644)
         for path in (checkout, checkout / "grader"):

@@ -8,9 +8,11 @@ from nbformat import from_dict
 from rich.console import Console
 
 from grader.course import create_course
-from grader.parallel import REASON_LINE_LIMIT, _reason_from, grade_one, student_id_problem
-from grader.report import ClassReport, StudentResult, render
-from grader.verdicts import METADATA_KEY, read_verdict_records, verdict_records
+from grader.grading.grade_one import REASON_LINE_LIMIT, _reason_from, grade_one
+from grader.grading.screen import student_id_problem
+from grader.reporting.class_report import ClassReport, StudentResult, render
+from grader.grading.verdict_records import read_verdict_records, verdict_records
+from grader.grading.probe_cells import METADATA_KEY
 
 RECORD = {"check": "softmax", "fraction": 1.0, "stage": None, "misconception": None}
 

@@ -24,8 +24,9 @@ from nbgrader.api import Gradebook
 from grader.course import ASSIGNMENTS, DB_URL_VARIABLE, Course, create_course, printable_db_url
 from grader.release import generate_release
 from grader.sandbox.execute import gradebook_files
-from grader.simulated_class import ROSTER
-from grader.submissions import get_submission, hand_in, points_of_test_cells
+from grader.demo.simulated_class import ROSTER
+from grader.demo.corpus import get_submission, hand_in
+from grader.notebook_cells import points_of_test_cells
 
 import postgres_server
 from corpus_expected import expected_outcome, load_expected
@@ -311,7 +312,7 @@ def test_a_dask_cluster_grades_into_the_postgresql_gradebook(graded, released_co
                                                              postgres_admin_url, tmp_path):
     """The department set-up: workers of a Dask cluster share one PostgreSQL gradebook."""
     distributed = pytest.importorskip("distributed")
-    from grader.distributed import grade_on_dask
+    from grader.scheduling.dask_cluster import grade_on_dask
 
     courses, _, _ = graded
     url = postgres_server.create_database(postgres_admin_url)

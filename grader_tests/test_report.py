@@ -5,7 +5,7 @@ import io
 
 from rich.console import Console
 
-from grader.report import ClassReport, StudentResult, render
+from grader.reporting.class_report import ClassReport, StudentResult, render
 
 
 def student(name, score, checks):

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from grader.course import Course
-from grader.grading_state import record_path, write_record
-from grader.report import ClassReport, StudentResult
+from grader.grading.run_record import record_path, write_record
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.analysis import item_discrimination, lesson_of, summarize
 from grader.reporting.timings import grading_times
 

@@ -17,7 +17,7 @@ from graded_class import ASSIGNMENT, DUE, LATE_STUDENT, UNGRADABLE_STUDENT
 from nbgrader.api import Gradebook
 
 from grader.reporting.timings import grading_times
-from grader.ungradable import ungradable_reason
+from grader.grading.ungradable_record import ungradable_reason
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,7 @@ import re
 
 from bs4 import BeautifulSoup
 
-from grader.report import ClassReport, StudentResult
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.analysis import LateRow, summarize
 from grader.reporting.csv_tables import COLUMNS, write_csv
 from grader.reporting.html_page import CONTENT_SECURITY_POLICY, render_page

@@ -160,8 +160,8 @@ def test_output_past_the_notebook_limit_is_removed_with_a_note_in_each_cell_that
 def test_a_hidden_check_s_report_is_kept_after_the_notebook_limit_is_spent(tmp_path):
     from nbformat.v4 import new_code_cell
 
-    from grader.kernel_probe import PROBE_MIME
-    from grader.verdicts import METADATA_KEY
+    from grader.grading.kernel_side import PROBE_MIME
+    from grader.grading.probe_cells import METADATA_KEY
 
     report = (f"from IPython.display import display\nprint('late print')\n"
               f"display({{{PROBE_MIME!r}: '{{\"check\": \"softmax\"}}'}}, raw=True)\n")

@@ -6,7 +6,6 @@ student hands in 100 times within a minute. ``grader watch --once`` (in-process)
 """
 from __future__ import annotations
 
-import logging
 import shutil
 import tempfile
 from pathlib import Path

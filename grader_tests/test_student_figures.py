@@ -18,7 +18,7 @@ from nbformat.v4 import new_code_cell
 
 from grader.course import Course
 from grader.pages.scan import scan_file
-from grader.submissions import build_notebook, get_submission, write_submission
+from grader.demo.corpus import build_notebook, get_submission, write_submission
 
 pytestmark = pytest.mark.slow
 

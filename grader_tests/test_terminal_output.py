@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from grader.autograde_run import run_autograde
+from grader.scheduling.class_run import run_autograde
 from grader.console import PIPED_WIDTH, make_console
-from grader.parallel import grade_class, unreadable_reason
-from grader.report import ClassReport, StudentResult, render
-from grader.submissions import get_submission, hand_in
+from grader.scheduling.pool import grade_class
+from grader.grading.screen import unreadable_reason
+from grader.reporting.class_report import ClassReport, StudentResult, render
+from grader.demo.corpus import get_submission, hand_in
 
 TRUNCATED = Path(__file__).with_name("corpus") / "01_variance" / "truncated_file.ipynb"
 

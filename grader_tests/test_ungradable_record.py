@@ -5,7 +5,7 @@ from datetime import datetime
 
 from nbgrader.api import Gradebook
 
-from grader.ungradable import record_ungradable, ungradable_reason
+from grader.grading.ungradable_record import record_ungradable, ungradable_reason
 
 
 def test_ungradable_record_keeps_the_submission_timestamp_so_formgrader_counts_it_as_autograded(course):

@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from grader.ungradable import clear_ungradable, record_ungradable, ungradable_reason
+from grader.grading.ungradable_record import clear_ungradable, record_ungradable, ungradable_reason
 
 pytestmark = pytest.mark.slow  # a released course with its gradebook
 

@@ -24,7 +24,8 @@ from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
-from grader.verdicts import probe_cells_from_gradebook, verdict_records
+from grader.grading.probe_cells import probe_cells_from_gradebook
+from grader.grading.verdict_records import verdict_records
 
 SUMMARY_CELL_ID = "feedback-summary"
 NOT_ATTEMPTED_NOTE = "Not attempted yet: this cell still raises NotImplementedError, as released.\n"

@@ -1,6 +1,6 @@
 """What the class report page shows about one assignment, collected in one place.
 
-The per-student scores, verdicts and ungradable reasons come from ``grader.report.build_report``;
+The per-student scores, verdicts and ungradable reasons come from ``grader.reporting.class_report.build_report``;
 this module adds what the terminal tables leave out:
 
 - the lesson section to re-teach for each misconception (from the check that names it);
@@ -19,7 +19,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from grader.checks import all_checks
 from grader.course import Course
-from grader.report import ClassReport, build_report
+from grader.reporting.class_report import ClassReport, build_report
 from grader.reporting.borrowed_numbers import BorrowedRow, borrowed_numbers
 from grader.reporting.timings import grading_times
 from grader.similarity import SimilarityReport, similar_pairs

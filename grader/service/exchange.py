@@ -29,10 +29,10 @@ from nbgrader.exchange.exchange_factory import ExchangeFactory
 from nbgrader.utils import parse_utc
 
 from grader.course import ASSIGNMENTS, Course
-from grader.nbgrader_runner import load_config
-from grader.parallel import student_id_problem
+from grader.grading.nbgrader_apps import load_config
+from grader.grading.screen import student_id_problem
 from grader.service.inbound import (SECRET_FILE, TIMESTAMP_FILE, Collected, HandinBudget,
-                                    HandinRefused, InboundFolder, account_name, collect_folder,
+                                    InboundFolder, account_name, collect_folder,
                                     list_folder_exchange, nbgrader_timestamp, read_secret)
 
 

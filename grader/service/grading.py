@@ -15,12 +15,13 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from grader import nbgrader_runner
+from grader.grading import nbgrader_apps
 from grader.course import ASSIGNMENTS, Course, notebook_name
-from grader.parallel import grade_one, unreadable_reason
+from grader.grading.grade_one import grade_one
+from grader.grading.screen import unreadable_reason
 from grader.service import pages
-from grader.ungradable import record_ungradable
-from grader.verdicts import verdict_records
+from grader.grading.ungradable_record import record_ungradable
+from grader.grading.verdict_records import verdict_records
 
 HANDIN = "handin"      # archive/<id>/handin: the submission as collected from the exchange
 FEEDBACK = "feedback"  # archive/<id>/feedback: its feedback folder, ready to release
@@ -84,7 +85,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
         record_ungradable(course, assignment, student, reason)
     steps.done("grade")
     if reason is None:
-        result = nbgrader_runner.generate_feedback_warm(course, assignment, student)
+        result = nbgrader_apps.generate_feedback_warm(course, assignment, student)
         if not (result["success"] and course.feedback_page(student, assignment).exists()):
             reason = "the feedback page could not be generated; the instructor has been told"
     steps.done("feedback")
@@ -112,7 +113,7 @@ def warm_up(course_root: str) -> None:
     feedback app with its compiled page template (the pool runs this before the first hand-in)."""
     import nbgrader.converters  # noqa: F401
 
-    nbgrader_runner.warm_feedback_app(Course(Path(course_root))).build()
+    nbgrader_apps.warm_feedback_app(Course(Path(course_root))).build()
 
 
 def screen(course: Course, assignment: str, folder: Path, limits: Limits) -> str | None:

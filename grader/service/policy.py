@@ -15,7 +15,7 @@ from traitlets import Bool, Dict, Float, Int
 from traitlets.config import Configurable
 
 from grader.course import Course
-from grader.nbgrader_runner import load_config
+from grader.grading.nbgrader_apps import load_config
 from grader.service.inbound import HandinBudget
 
 

@@ -40,8 +40,8 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError
 
-from grader.cluster_security import InsecureSchedulerError
-from grader.distributed import ClusterSetupError
+from grader.scheduling.cluster_security import InsecureSchedulerError
+from grader.scheduling.dask_cluster import ClusterSetupError
 from grader.course import ASSIGNMENTS, Course, enable_concurrent_writers
 from grader.service import pages
 from grader.service.exchange import CourseExchange
@@ -49,11 +49,11 @@ from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, HandinRefused, n
 from grader.service.grading import (FEEDBACK, HANDIN, NOT_COLLECTED, Limits, grade_archived,
                                     warm_up)
 from grader.service.notice import SETTLING_SECONDS, Wakeup
-from grader.service.journal import (GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal,
+from grader.service.journal import (GRADED, HELD, RECEIVED, RELEASED, WAITING, Journal,
                                     Row)
 from grader.service.policy import GradingService as Policy, load_policy
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
-from grader.worker_lifetime import die_with_parent
+from grader.scheduling.worker_lifetime import die_with_parent
 
 log = logging.getLogger("grader.watch")
 HOUR = 3600.0

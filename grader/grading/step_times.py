@@ -5,7 +5,7 @@ Categories (seconds per notebook):
 - ``kernel``: starting the sandboxed kernel and stopping it (everything in the execute
   preprocessor outside its cells);
 - ``cells``: running the notebook's cells in that kernel;
-- ``verdicts``: preparing the hidden probes and judging their reports (``grader.verdicts``);
+- ``verdicts``: preparing the hidden probes and judging their reports (``grader.grading.preprocessors.decide_verdicts``);
 - ``gradebook``: nbgrader's gradebook reads and writes (submission set-up, cell metadata from
   the gradebook, saving the scores, late penalties);
 - ``nbconvert``: the rest of the conversion (reading, sanitizing, writing the notebook);
@@ -19,7 +19,7 @@ from collections import defaultdict
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import SaveAutoGrades
 
-from grader.gradebook_batch import BatchedSaveAutoGrades
+from grader.grading.preprocessors.batched_save_autogrades import BatchedSaveAutoGrades
 
 CATEGORIES = ("kernel", "cells", "verdicts", "gradebook", "nbconvert", "setup")
 
@@ -58,7 +58,7 @@ class _TimedPreprocessor:
 class TimedAutograde(Autograde):
     """nbgrader's Autograde with the seconds of each step added to ``times``; the course's
     preprocessors run unchanged, except that ``SaveAutoGrades`` writes the same scores in one
-    transaction per notebook (:class:`grader.gradebook_batch.BatchedSaveAutoGrades`)."""
+    transaction per notebook (:class:`grader.grading.preprocessors.batched_save_autogrades.BatchedSaveAutoGrades`)."""
 
     times: dict = {}  # set per instance to a dict from new_times()
 

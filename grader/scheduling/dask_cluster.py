@@ -1,6 +1,6 @@
 """Grade a class on a Dask distributed cluster: the same task per submission, run on many machines.
 
-Each (assignment, student) pair is one Dask task that calls ``grader.parallel.grade_one`` on a
+Each (assignment, student) pair is one Dask task that calls ``grader.grading.grade_one.grade_one`` on a
 worker, exactly as the local process pool does. What the cluster must provide:
 
 - **the course folder at the same absolute path on the machine that submits and on every worker**
@@ -10,7 +10,7 @@ worker, exactly as the local process pool does. What the cluster must provide:
   must resolve to the same database on each of them (PostgreSQL, ``GRADER_DB_URL``, when the
   workers are on several machines; SQLite must not be shared over a network file system);
 - workers running as root with this project installed, so that each kernel gets its sandbox;
-- because those workers run whatever a client sends, **mutual TLS** (``grader.cluster_security``):
+- because those workers run whatever a client sends, **mutual TLS** (``grader.scheduling.cluster_security``):
   a ``tls://`` scheduler and workers started with the course's certificates. The grader connects
   with the course's client certificate, and refuses a plain ``tcp://`` scheduler, a folder without
   a usable client certificate, or a scheduler, worker or nanny that lets in a client without a
@@ -34,11 +34,17 @@ import socket
 import uuid
 from pathlib import Path
 
-from grader.cluster_security import (CA_FILE, InsecureSchedulerError, certificates_folder, client_security,
-                                     listener_problems, scheme_of)
+from grader.scheduling.cluster_security import (
+    CA_FILE,
+    InsecureSchedulerError,
+    certificates_folder,
+    client_security,
+    listener_problems,
+    scheme_of,
+)
 from grader.course import CONFIG_FILE, Course, enable_concurrent_writers, printable_db_url
-from grader.parallel import GradingOutcome, grade_one
-from grader.ungradable import record_ungradable
+from grader.grading.grade_one import GradingOutcome, grade_one
+from grader.grading.ungradable_record import record_ungradable
 
 WORKER_WAIT_SECONDS = 60
 
@@ -141,7 +147,7 @@ def failed_task_outcome(course: Course, assignment: str, student: str, error: Ba
 def connect(course: Course, scheduler_address: str, insecure_scheduler: bool):
     """A ``distributed.Client`` of the scheduler, with the course's client certificate.
 
-    InsecureSchedulerError (see ``grader.cluster_security.client_security``) before connecting to
+    InsecureSchedulerError (see ``grader.scheduling.cluster_security.client_security``) before connecting to
     an insecure scheduler unless ``insecure_scheduler``; ClusterSetupError when it cannot be reached.
     """
     from distributed import Client

@@ -3,7 +3,7 @@
 The bar shows done / total, the rate in notebooks per minute, the time left and how many
 submissions were ungradable; submissions graded before with the same inputs are counted as
 skipped (``--force`` grades them again). The summary gives the mean seconds per notebook of each
-step (``grader.breakdown``) over the notebooks graded in this run.
+step (``grader.grading.step_times``) over the notebooks graded in this run.
 """
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColu
 from rich.table import Table
 from rich.text import Text
 
-from grader.breakdown import CATEGORIES
+from grader.grading.step_times import CATEGORIES
 from grader.course import Course
-from grader.parallel import LOG_NAME, GradingOutcome, grade_submissions, pending_submissions
+from grader.grading.grade_one import LOG_NAME, GradingOutcome
+from grader.scheduling.pool import grade_submissions, pending_submissions
 
 
 class RateColumn(ProgressColumn):
@@ -35,10 +36,10 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
     """Grade every submission of ``assignments``; 0 unless a grading process failed.
 
     scheduler: a Dask scheduler's address; its cluster grades the submissions
-    (``grader.distributed``) instead of local worker processes. insecure_scheduler: grade on it even
-    without mutual TLS (``grader.cluster_security``).
+    (``grader.scheduling.dask_cluster``) instead of local worker processes. insecure_scheduler: grade on it even
+    without mutual TLS (``grader.scheduling.cluster_security``).
     """
-    from grader.report import build_report, render
+    from grader.reporting.class_report import build_report, render
 
     pairs = [(a, s) for a in assignments for s in course.students(a)]
     todo, outcomes = pending_submissions(course, pairs, force)
@@ -66,7 +67,7 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
             progress.update(task, advance=1, status=f"[yellow]{failures} ungradable[/yellow]")
 
         if scheduler:
-            from grader.distributed import grade_on_dask
+            from grader.scheduling.dask_cluster import grade_on_dask
 
             for assignment in assignments:
                 students = [s for a, s in todo if a == assignment]

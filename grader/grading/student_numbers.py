@@ -52,7 +52,7 @@ def with_graded_student(source: str, student: str) -> str:
     """
     if STUDENT_LINE not in source:
         raise ValueError(f"the {NUMBERS_CELL!r} cell has no line {STUDENT_LINE!r}; regenerate it with "
-                         "grader.variants.numbers_cell_source")
+                         "grader.grading.student_numbers.numbers_cell_source")
     return source.replace(STUDENT_LINE, f"GRADED_STUDENT_ID = {student!r}  # the student id of this hand-in", 1)
 
 

@@ -1,4 +1,4 @@
-"""Student submissions built from a release notebook, and the corpus of realistic hand-ins.
+"""The corpus of realistic hand-ins, and submissions built from a release notebook.
 
 A submission is written the way a student produces one: start from the release notebook and
 fill its solution cells, found by their nbgrader ``grade_id``. The corpus
@@ -37,7 +37,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from grader.course import ASSIGNMENTS, REPO_ROOT, Course
-from grader.verdicts import probe_names
+from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 
 CORPUS_DIR = REPO_ROOT / "grader_tests" / "corpus"
 
@@ -46,7 +46,6 @@ KINDS = ("correct", "blank", "partial", "misconception", "fault", "unreadable")
 
 _SECTION = re.compile(r"^# %%[ \t]*(?P<grade_id>\S*)[ \t]*$")
 _HEADER_KEY = re.compile(r"^#\s*(?P<key>base|kind|sandbox):\s*(?P<value>\S+)\s*$")
-_SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
 class CorpusError(ValueError):
@@ -135,42 +134,6 @@ def get_submission(assignment: str, name: str, corpus: Path = CORPUS_DIR) -> Sub
     if name not in found:
         raise KeyError(f"no corpus submission {assignment}/{name}; known: {', '.join(sorted(found))}")
     return found[name]
-
-
-# ---- notebooks --------------------------------------------------------------------------------
-
-def grade_id(cell: NotebookNode) -> str | None:
-    return cell.metadata.get("nbgrader", {}).get("grade_id")
-
-
-def is_solution_cell(cell: NotebookNode) -> bool:
-    return bool(cell.metadata.get("nbgrader", {}).get("solution"))
-
-
-def is_test_cell(cell: NotebookNode) -> bool:
-    meta = cell.metadata.get("nbgrader", {})
-    return bool(meta.get("grade")) and not meta.get("solution")
-
-
-def model_answer(source_cell: str) -> str:
-    """A solution cell of the source notebook as a student would hand it in: markers removed."""
-    return "\n".join(line for line in source_cell.splitlines() if line.strip() not in _SOLUTION_MARKERS)
-
-
-def model_answers(source: NotebookNode) -> dict[str, str]:
-    """grade_id -> model answer code of every solution cell of a source notebook."""
-    return {grade_id(c): model_answer(c.source) for c in source.cells if is_solution_cell(c)}
-
-
-def points_of_test_cells(source: NotebookNode) -> dict[str, float]:
-    """grade_id -> points of every autograded test cell, in notebook order."""
-    return {grade_id(c): float(c.metadata["nbgrader"]["points"]) for c in source.cells if is_test_cell(c)}
-
-
-def checks_of_test_cells(source: NotebookNode) -> dict[str, str]:
-    """grade_id of each test cell -> the name of the hidden check it probes."""
-    return {grade_id(c): probe_names(c.source)[0] for c in source.cells
-            if is_test_cell(c) and probe_names(c.source)}
 
 
 def build_notebook(submission: Submission, release: NotebookNode, source: NotebookNode) -> NotebookNode:

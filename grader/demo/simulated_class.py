@@ -1,7 +1,7 @@
 """A simulated class for the demo, drawn from the corpus of realistic submissions.
 
 Six students hand in every assignment, each built from a submission of ``grader_tests/corpus``
-(``grader.submissions``): one hands in the model answer, one an independent correct solution, two
+(``grader.demo.corpus``): one hands in the model answer, one an independent correct solution, two
 make typical mistakes (a misconception per assignment), one stops half-way and one hands in the
 untouched release. One more student hands in a file that is not a readable notebook, to show that
 an unreadable submission is recorded with its reason, not lost. Faults that only cost time (a
@@ -17,7 +17,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from grader.course import ASSIGNMENTS, REPO_ROOT, Course
-from grader.submissions import build_notebook, get_submission, parse_submission
+from grader.demo.corpus import build_notebook, get_submission, parse_submission
 
 SIMILARITY_CORPUS_DIR = REPO_ROOT / "grader_tests" / "similarity_corpus"
 

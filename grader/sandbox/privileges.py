@@ -7,7 +7,7 @@ size-limited tmpfs working folder. Without root none of them exists, and the cou
 (and ``make demo``, which runs this module first) stops at once with one message instead of after
 the claims table. Standard library only: ``make`` runs it before the environment is installed.
 
-    python -m grader.privileges      # exit 1 with the message when the demo cannot run here
+    python -m grader.sandbox.privileges      # exit 1 with the message when the demo cannot run here
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ So:
   replayed against known inputs, and two students never share inputs;
 - without the secret nobody can compute the inputs.
 
-The fingerprint (``grader.submission_fingerprint``) covers what can change what the student's
+The fingerprint (``grader.grading.submission_fingerprint``) covers what can change what the student's
 functions return: the code of every code cell as nbgrader's sanitize step leaves it (the
 instructor's locked and test cells restored from the gradebook, the student's cells as submitted),
 by its parse tree, so comments, blank lines and formatting change nothing while any changed

@@ -2,7 +2,7 @@
 
 1. recompute the lessons' claims with the reference package (``solutions.repro``);
 2. lay out a course folder, release all four assignments with ``nbgrader generate_assignment``;
-3. hand in a simulated class (``grader.simulated_class``);
+3. hand in a simulated class (``grader.demo.simulated_class``);
 4. grade every assignment in parallel, write feedback pages and ``grades.csv`` (``nbgrader export``);
 5. a student hands in through nbgrader's exchange and fetches feedback from ``grader watch``;
 6. print the per-student summary, class report and pairs possibly written together of each
@@ -18,18 +18,18 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from grader import nbgrader_runner
+from grader.grading import nbgrader_apps
 from grader.course import ASSIGNMENTS, create_course
-from grader.demo_folder import DEFAULT_DEMO_FOLDER, DemoFolderError, prepare_demo_folder, shown_path
-from grader.parallel import grade_class
-from grader.privileges import demo_refusal
+from grader.demo.folder import DEFAULT_DEMO_FOLDER, DemoFolderError, prepare_demo_folder, shown_path
+from grader.scheduling.pool import grade_class
+from grader.sandbox.privileges import demo_refusal
 from grader.release import generate_release
-from grader.report import build_report, render
+from grader.reporting.class_report import build_report, render
 from grader.reporting import write_report
 from grader.similarity import similar_pairs
 from grader.similarity.report import render as render_similarity
-from grader.simulated_class import simulated_class
-from grader.submissions import write_submission
+from grader.demo.simulated_class import simulated_class
+from grader.demo.corpus import write_submission
 
 
 #: The demo's section titles, in order (short enough for an 80-column terminal).
@@ -42,7 +42,7 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     """Run the whole job; 0 when every step worked (a student's bad notebook is not a failure).
 
     directory: the demo's course folder (default ``demo-course/`` in the checkout), replaced on
-    each run (``grader.demo_folder``).
+    each run (``grader.demo.folder``).
     """
     from solutions.repro import main as repro_main
 
@@ -83,7 +83,7 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
         started = time.perf_counter()
         outcomes = grade_class(course, assignment, workers=workers)
         console.print(graded_line(assignment, outcomes, time.perf_counter() - started))
-        result = nbgrader_runner.generate_feedback(course, assignment)
+        result = nbgrader_apps.generate_feedback(course, assignment)
         if not result["success"]:
             console.print(f"[red]feedback for {assignment} failed[/red]\n{result.get('log')}")
             return 1
@@ -94,7 +94,7 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
         return 1
 
     console.rule(STEPS[4])
-    from grader.service.demo import show_student_loop
+    from grader.demo.service_handin import show_student_loop
 
     if show_student_loop(course, console) != 0:
         return 1

@@ -5,10 +5,10 @@ record ``.grader/autograde/<assignment>/<student>.json`` is written atomically, 
 fingerprint of everything the result depends on:
 
 - every file of the submission folder (names and bytes): a superset of what the hidden inputs
-  follow (``grader.submission_fingerprint``), so a submission whose inputs change is always graded
+  follow (``grader.grading.submission_fingerprint``), so a submission whose inputs change is always graded
   again, and one that changed only a comment is graded again with the same inputs;
 - the assignment's source folder (the notebook with its hidden probes);
-- the course's ``nbgrader_config.py`` and its secret (``grader.seeds``: the hidden inputs follow
+- the course's ``nbgrader_config.py`` and its secret (``grader.grading.seeds``: the hidden inputs follow
   from it; created here first if it does not exist yet, so that grading does not change it);
 - the grading code: the installed version and the bytes of the ``grader`` and ``solutions``
   packages.
@@ -29,7 +29,7 @@ from importlib import metadata
 from pathlib import Path
 
 from grader.course import REPO_ROOT, Course
-from grader.seeds import course_secret
+from grader.grading.seeds import course_secret
 
 RECORDS_FOLDER = "autograde"
 DISTRIBUTION = "scaled-attention-lab"

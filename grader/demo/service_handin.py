@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from grader.course import Course
-from grader.submissions import build_notebook, get_submission
+from grader.demo.corpus import build_notebook, get_submission
 
 ASSIGNMENT = "02_softmax"
 STUDENT = "hana"

@@ -1,9 +1,9 @@
 """The class report of one assignment: scores, per-check pass rates, the most common misconceptions.
 
 Scores come from nbgrader's gradebook; which checks passed and which misconception was named come
-from the verdict summaries that ``grader.verdicts.DecideVerdicts`` writes into the autograded
+from the verdict summaries that ``grader.grading.preprocessors.decide_verdicts.DecideVerdicts`` writes into the autograded
 notebooks. Nothing here reads a student's kernel output directly: a verdict record counts only
-when DecideVerdicts wrote it (``grader.verdicts.read_verdict_records``); any other is ignored and
+when DecideVerdicts wrote it (``grader.grading.verdict_records.read_verdict_records``); any other is ignored and
 counted, never a crash. Every text that a student controls (ids, reasons) is printed as plain text,
 without rich markup.
 """
@@ -20,8 +20,8 @@ from rich.text import Text
 
 from grader.console import make_console
 from grader.course import Course
-from grader.ungradable import ungradable_reason
-from grader.verdicts import read_verdict_records
+from grader.grading.ungradable_record import ungradable_reason
+from grader.grading.verdict_records import read_verdict_records
 
 HISTOGRAM_BINS = (0, 20, 40, 60, 80, 100)  # percent of the maximum score
 
