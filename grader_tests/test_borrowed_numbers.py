@@ -9,7 +9,7 @@ from grader.grading import kernel_side
 from grader.checks import get_check
 from grader.course import Course
 from grader.reporting.class_report import ClassReport, StudentResult
-from grader.reporting.analysis import summarize
+from grader.reporting.analysis import assignment_summary
 from grader.reporting.borrowed_numbers import LESSONS_NUMBERS, BorrowedRow, borrowed_numbers
 from grader.reporting.csv_tables import write_csv
 from grader.reporting.html_page import render_page
@@ -69,7 +69,7 @@ def test_right_answers_and_answers_that_fit_nobody_are_not_listed(tmp_path):
 
 
 def test_the_report_page_and_its_csv_carry_the_section(tmp_path):
-    summary = summarize(ClassReport(ASSIGNMENT, [StudentResult("copier", 1.0, 18.0, "graded", {})]))
+    summary = assignment_summary(ClassReport(ASSIGNMENT, [StudentResult("copier", 1.0, 18.0, "graded", {})]))
     summary.borrowed = [BorrowedRow("copier", "answer_ab_ratio", "ada", 4)]
     soup = BeautifulSoup(render_page([summary]), "html.parser")
     table = soup.find("table", attrs={"data-table": "borrowed_numbers"})
@@ -82,5 +82,5 @@ def test_the_report_page_and_its_csv_carry_the_section(tmp_path):
 
 
 def test_an_empty_section_says_that_nothing_fits():
-    summary = summarize(ClassReport(ASSIGNMENT, [StudentResult("ada", 18.0, 18.0, "graded", {})]))
+    summary = assignment_summary(ClassReport(ASSIGNMENT, [StudentResult("ada", 18.0, 18.0, "graded", {})]))
     assert "No wrong quiz answer fits the lesson's numbers or a classmate's." in render_page([summary])

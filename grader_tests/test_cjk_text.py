@@ -24,7 +24,7 @@ from grader.feedback.ungradable_page import ungradable_page
 from grader.fonts import figure_font_family
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting import figures
-from grader.reporting.analysis import summarize
+from grader.reporting.analysis import assignment_summary
 from grader.reporting.html_page import render_page
 from grader.service.pages import render
 from grader.demo.corpus import build_notebook, get_submission, write_submission
@@ -138,7 +138,7 @@ def test_the_class_report_draws_a_chinese_lesson_tag_with_real_glyphs(browser, t
                                                              "misconception": misconception}}),
     ])
     page = tmp_path / "report.html"
-    page.write_text(render_page([summarize(report, [], {})]), encoding="utf-8")
+    page.write_text(render_page([assignment_summary(report, [], {})]), encoding="utf-8")
     assert_drawn_with_glyphs(browser, page)
 
 

@@ -57,7 +57,7 @@ def _hand_in_and_serve(course: Course, console: Console, exchange, exchange_root
     """``account`` fetches, edits and hands in; the service serves once; the student fetches feedback."""
     from grader.service.privacy import fix
     from grader.service.student import StudentSide
-    from grader.service.watch import GradingService, ensure_private, privacy_problems
+    from grader.service.watch import GradingLoop, ensure_private, privacy_problems
 
     student = StudentSide(account, exchange_root.parent / "home" / STUDENT, exchange.course_id, exchange_root)
     folder = student.fetch(ASSIGNMENT)
@@ -74,7 +74,7 @@ def _hand_in_and_serve(course: Course, console: Console, exchange, exchange_root
     for problem in problems:
         console.print(Text(problem.done()), soft_wrap=True)
     ensure_private(course, fix_permissions=False)
-    service = GradingService(course)
+    service = GradingLoop(course)
     service.run(once=True)
     row = service.journal.of(account, ASSIGNMENT)[-1]
     service.journal.close()

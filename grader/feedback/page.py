@@ -74,7 +74,7 @@ class CheckSummary:
         return self.misconception or self.problem or "not passed"
 
 
-def summarize(nb, sources: dict[str, str] | None = None) -> list[CheckSummary]:
+def check_summaries(nb, sources: dict[str, str] | None = None) -> list[CheckSummary]:
     """The checks of a graded notebook whose cells ``GetGrades`` has scored, in notebook order.
 
     sources: grade_id -> the instructor's source of each probe cell (see ``instructor_sources``).
@@ -172,7 +172,7 @@ class FeedbackPage(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         # ClearHiddenTests has removed the probe lines by now: trust comes from the gradebook.
         sources = instructor_sources(resources)
-        summaries = summarize(nb, sources)
+        summaries = check_summaries(nb, sources)
         for cell in nb.cells:
             tidy_outputs(cell, sources)
         nb.cells = [cell for cell in nb.cells if cell.get("id") != SUMMARY_CELL_ID]

@@ -4,9 +4,10 @@
 record only from a probe cell with exactly ``DecideVerdicts``' structure.
 """
 from __future__ import annotations
+
+from typing import Iterable
+
 from grader.grading.probe_cells import METADATA_KEY, probe_names
-
-
 
 _RECORD_KEYS = {"check", "fraction", "stage", "misconception"}
 
@@ -52,3 +53,15 @@ def _well_formed(record, check: str) -> bool:
         return False
     return all(record[key] is None or (isinstance(record[key], str) and len(record[key]) <= 200)
                for key in ("stage", "misconception"))
+
+
+def first_problem(records: Iterable[dict]) -> str | None:
+    """``"<check>: <misconception or stage>"`` of the first record without full marks, or ``None``.
+
+    ``records``: verdict records in notebook order (dicts with ``check``, ``fraction`` and optionally
+    ``misconception`` / ``stage``), e.g. ``"softmax: no max subtraction"``.
+    """
+    for record in records:
+        if float(record.get("fraction", 1.0)) < 1.0:
+            return f"{record['check']}: {record.get('misconception') or record.get('stage') or 'not passed'}"
+    return None

@@ -147,7 +147,7 @@ def late_submissions(course: Course, assignment: str, students: list[str]) -> li
     return sorted(rows, key=lambda row: -row.seconds_late)
 
 
-def summarize(report: ClassReport, late: list[LateRow] | None = None,
+def assignment_summary(report: ClassReport, late: list[LateRow] | None = None,
               grading_seconds: dict[str, float] | None = None) -> AssignmentSummary:
     """The page's view of ``report`` (pure: no gradebook or files read here)."""
     discrimination = item_discrimination(report)
@@ -166,7 +166,7 @@ def collect(course: Course, assignment: str) -> AssignmentSummary:
     """Build the report of ``assignment`` from the course's gradebook, autograded notebooks and records."""
     report = build_report(course, assignment)
     students = [r.student for r in report.students]
-    summary = summarize(report, late_submissions(course, assignment, students), grading_times(course, assignment))
+    summary = assignment_summary(report, late_submissions(course, assignment, students), grading_times(course, assignment))
     try:
         summary.similarity = similar_pairs(course, assignment)
     except (FileNotFoundError, ValueError):  # no release notebook (or none the course knows) to

@@ -138,13 +138,13 @@ def render(report: ClassReport, console: Console | None = None) -> None:
         histogram.add_row(label, f"{'█' * n} {n}")
     console.print(histogram)
 
-    from grader.reporting.analysis import summarize
+    from grader.reporting.analysis import assignment_summary
 
     rates = Table(title="per-check pass rates, hardest first")
     rates.add_column("check")
     rates.add_column("full marks", justify="right")
     rates.add_column("discrimination", justify="right")
-    for row in summarize(report).checks:
+    for row in assignment_summary(report).checks:
         rates.add_row(Text(row.check), f"{row.passed}/{row.graded} ({100 * row.pass_rate:.0f} %)",
                       "n/a" if row.discrimination is None else f"{row.discrimination:+.2f}")
     console.print(rates)

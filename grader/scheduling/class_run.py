@@ -78,13 +78,13 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
         else:
             grade_submissions(course, todo, workers=workers, force=True, on_outcome=on_outcome)
     elapsed = time.perf_counter() - started
-    summarize(outcomes, elapsed, course, console)
+    print_run_summary(outcomes, elapsed, course, console)
     for assignment in assignments:
         render(build_report(course, assignment), console)
     return 1 if any(o.reason and "grading process failed" in o.reason for o in outcomes) else 0
 
 
-def summarize(outcomes: list[GradingOutcome], elapsed: float, course: Course, console: Console) -> None:
+def print_run_summary(outcomes: list[GradingOutcome], elapsed: float, course: Course, console: Console) -> None:
     """Counts, throughput, the mean time per step, and every ungradable submission with its reason."""
     graded = [o for o in outcomes if not o.skipped]  # this run's, with a score or not
     skipped = len(outcomes) - len(graded)

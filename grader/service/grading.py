@@ -21,7 +21,7 @@ from grader.grading.grade_one import grade_one
 from grader.grading.screen import unreadable_reason
 from grader.service import pages
 from grader.grading.ungradable_record import record_ungradable
-from grader.grading.verdict_records import verdict_records
+from grader.grading.verdict_records import first_problem as verdict_first_problem, verdict_records
 
 HANDIN = "handin"      # archive/<id>/handin: the submission as collected from the exchange
 FEEDBACK = "feedback"  # archive/<id>/feedback: its feedback folder, ready to release
@@ -168,14 +168,9 @@ def _score(course: Course, assignment: str, student: str) -> tuple[float, float]
 
 
 def first_problem(course: Course, assignment: str, student: str) -> str:
-    """The first failing check and its diagnosis (``softmax: no max subtraction``), or ``—``."""
-    path = course.autograded_notebook(student, assignment)
+    """The first failing check of the autograded notebook and its diagnosis (``softmax: no max subtraction``), or ``—``."""
     try:
-        notebook = nbformat.read(path, as_version=4)
+        notebook = nbformat.read(course.autograded_notebook(student, assignment), as_version=4)
     except Exception:
         return "—"
-    for cell in notebook.cells:
-        for record in verdict_records(cell):
-            if record.get("fraction", 1.0) < 1.0:
-                return f"{record['check']}: {record.get('misconception') or record.get('stage')}"
-    return "—"
+    return verdict_first_problem(record for cell in notebook.cells for record in verdict_records(cell)) or "—"

@@ -18,7 +18,7 @@ events are not delivered). A pass:
 4. when a grading ends, record the result and release the feedback (or hold it until the due date
    when the course says feedback is not immediate for that assignment). One log line each.
 
-``once=True`` handles what is waiting and returns. SIGTERM (or :meth:`GradingService.stop`) stops
+``once=True`` handles what is waiting and returns. SIGTERM (or :meth:`GradingLoop.stop`) stops
 collecting and lets running gradings finish; the journal makes a restart after ``kill -9`` grade
 an interrupted submission again and release what was graded but not yet released.
 """
@@ -51,7 +51,7 @@ from grader.service.grading import (FEEDBACK, HANDIN, NOT_COLLECTED, Limits, gra
 from grader.service.notice import SETTLING_SECONDS, Wakeup
 from grader.service.journal import (GRADED, HELD, RECEIVED, RELEASED, WAITING, Journal,
                                     Row)
-from grader.service.policy import GradingService as Policy, load_policy
+from grader.service.policy import GradingService, load_policy
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
 from grader.scheduling.worker_lifetime import die_with_parent
 
@@ -98,10 +98,10 @@ def ensure_private(course: Course, fix_permissions: bool) -> None:
         raise PrivacyError(problems)
 
 
-class GradingService:
+class GradingLoop:
     """The grading service of one course folder (check :func:`ensure_private` first)."""
 
-    def __init__(self, course: Course, policy: Policy | None = None, workers: int | None = None,
+    def __init__(self, course: Course, policy: GradingService | None = None, workers: int | None = None,
                  clock=time.time, scheduler: str | None = None, insecure_scheduler: bool = False):
         self.course = course
         self.scheduler = scheduler  # a Dask scheduler's address: grade on that cluster
@@ -532,7 +532,7 @@ def serve(course: Course, once: bool = False, fix_permissions: bool = False,
     except PrivacyError as exc:
         log.error("%s", exc)
         return 2
-    service = GradingService(course, workers=workers, scheduler=scheduler,
+    service = GradingLoop(course, workers=workers, scheduler=scheduler,
                              insecure_scheduler=insecure_scheduler)
     previous = signal.signal(signal.SIGTERM, service.stop)
     log.info("watching the exchange of %s (%s)", course.root, "once" if once else "until SIGTERM")
