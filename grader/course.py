@@ -31,6 +31,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 STATE_DIR_NAME = ".grader"
 CONFIG_FILE = "nbgrader_config.py"
 # The environment variable the course's nbgrader_config.py reads for a gradebook other than SQLite.
+TIMESTAMP_FILE = "timestamp.txt"  # nbgrader's record of when a hand-in was submitted
+MAX_TIMESTAMP_CHARS = 100  # a timestamp is one short line; the rest of a longer file is never read
 DB_URL_VARIABLE = "GRADER_DB_URL"
 
 # assignment id -> notebook name (without .ipynb), in teaching order.
@@ -155,3 +157,12 @@ def enable_concurrent_writers(course: Course) -> None:
         return
     with sqlite3.connect(path) as db:
         db.execute("PRAGMA journal_mode=WAL")
+
+
+def read_timestamp(folder: Path) -> str | None:
+    """The text of ``folder/timestamp.txt`` (at most ``MAX_TIMESTAMP_CHARS``, stripped), or None when absent."""
+    try:
+        with open(folder / TIMESTAMP_FILE, encoding="utf-8", errors="replace") as handle:
+            return handle.read(MAX_TIMESTAMP_CHARS).strip()
+    except OSError:
+        return None

@@ -11,7 +11,7 @@ from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from grader.checks.api import CaseVerdict, Misconception, Verdict
 from grader.feedback.page import CALLS_A_STUB_NOTE, NOT_ATTEMPTED_NOTE, PAGE_CSS, FeedbackPage
-from grader.feedback.ungradable_page import WHAT_TO_DO, ungradable_page
+from grader.feedback.status_page import WHAT_TO_DO, ungradable_page
 from grader.grading.nbgrader_apps import load_config
 from grader.grading.grade_one import grade_one
 from grader.demo.corpus import get_submission, hand_in

@@ -5,7 +5,7 @@ so a caller grading a class can record a failure against one student and carry o
 """
 from __future__ import annotations
 
-from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback
+from nbgrader.converters import GenerateAssignment, GenerateFeedback
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log
 from traitlets.config.loader import PyFileConfigLoader
@@ -32,15 +32,6 @@ def generate_assignment(course: Course, assignment: str) -> dict:
     app = GenerateAssignment(coursedir=_coursedir(course, config, assignment), config=config)
     app.force = True
     app.create_assignment = True
-    return capture_log(app)
-
-
-def autograde(course: Course, assignment: str, student: str) -> dict:
-    """``nbgrader autograde <assignment> --student <student> --force`` (creates the student)."""
-    config = load_config(course)
-    app = Autograde(coursedir=_coursedir(course, config, assignment, student), config=config)
-    app.force = True
-    app.create_student = True
     return capture_log(app)
 
 

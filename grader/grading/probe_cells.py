@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from nbgrader.api import Gradebook, MissingEntry
+from grader.grading.gradebook_cells import notebook_cells
 
 PROBE_CALL = re.compile(r"""^\s*probe\(\s*["'](?P<name>\w+)["']\s*\)\s*$""", re.MULTILINE)
 METADATA_KEY = "scaled_attention_lab"
@@ -18,13 +18,12 @@ def probe_names(source: str) -> list[str]:
     return [m.group("name") for m in PROBE_CALL.finditer(source)]
 
 
-def probe_cells_from_gradebook(db_url, notebook_id, assignment_id) -> dict[str, tuple[str, float]]:
-    """grade_id -> (instructor source, points) of every test cell of the notebook holding a probe line."""
-    with Gradebook(db_url) as gb:
-        try:
-            notebook = gb.find_notebook(notebook_id, assignment_id)
-        except MissingEntry:
-            return {}
-        points = {cell.name: float(cell.max_score) for cell in notebook.grade_cells}
-        return {cell.name: (cell.source, points.get(cell.name, 0.0)) for cell in notebook.source_cells
-                if cell.name in points and probe_names(cell.source or "")}
+def probe_cells_from_gradebook(db_url: str, notebook_id: str, assignment_id: str,
+                               fresh: bool = True) -> dict[str, tuple[str, float]]:
+    """grade_id -> (instructor source, points) of every test cell of the notebook holding a probe line.
+
+    ``fresh=False``: the cells this grading's first step read (``grader.grading.gradebook_cells``).
+    """
+    return {cell.grade_id: (cell.source, cell.points)
+            for cell in notebook_cells(db_url, notebook_id, assignment_id, fresh=fresh).values()
+            if cell.points is not None and probe_names(cell.source)}

@@ -101,9 +101,3 @@ def write_record(course: Course, assignment: str, student: str, record: dict) ->
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-def is_up_to_date(course: Course, assignment: str, student: str) -> bool:
-    """Whether this submission was graded with exactly the current inputs."""
-    record = read_record(course, assignment, student)
-    return record is not None and record.get("fingerprint") == fingerprint(course, assignment, student)

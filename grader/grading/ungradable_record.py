@@ -15,11 +15,10 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
-from grader.course import Course
+from grader.course import Course, read_timestamp
 
 REASON_DIR = "ungradable"
 MAX_REASON_CHARS = 2000  # a reason is a sentence or two; nothing longer is stored or read
-MAX_TIMESTAMP_CHARS = 100  # a timestamp is one short line; the rest of a longer file is not read
 
 
 def reason_path(course: Course, assignment: str, student: str) -> Path:
@@ -52,11 +51,10 @@ def record_ungradable(course: Course, assignment: str, student: str, reason: str
 
 def submitted_timestamp(course: Course, assignment: str, student: str) -> datetime | None:
     """The UTC time in ``submitted/<student>/<assignment>/timestamp.txt``, or None when absent or unreadable."""
-    path = course.root / "submitted" / student / assignment / "timestamp.txt"
+    text = read_timestamp(course.root / "submitted" / student / assignment)
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return parse_utc(handle.read(MAX_TIMESTAMP_CHARS).strip())
-    except (OSError, ValueError):
+        return parse_utc(text) if text is not None else None
+    except ValueError:
         return None
 
 

@@ -28,7 +28,7 @@ from nbgrader.exchange.default import ExchangeCollect as DefaultCollect
 from nbgrader.exchange.exchange_factory import ExchangeFactory
 from nbgrader.utils import parse_utc
 
-from grader.course import ASSIGNMENTS, Course
+from grader.course import ASSIGNMENTS, Course, read_timestamp
 from grader.grading.nbgrader_apps import load_config
 from grader.grading.screen import student_id_problem
 from grader.service.inbound import (SECRET_FILE, TIMESTAMP_FILE, Collected, HandinBudget,
@@ -145,8 +145,8 @@ class CourseExchange:
         collector.start()
         if not collected.is_dir():
             raise ExchangeError(f"collecting {folder.printable_name} left nothing in {collected}")
-        delivered = (collected / TIMESTAMP_FILE).read_text()[:200].strip() \
-            if (collected / TIMESTAMP_FILE).is_file() else folder.timestamp
+        delivered = read_timestamp(collected)
+        delivered = folder.timestamp if delivered is None else delivered
         if delivered != folder.timestamp:
             raise ExchangeError(f"asked for {folder.printable_name}, the exchange delivered {delivered}")
         dest.parent.mkdir(parents=True, exist_ok=True)

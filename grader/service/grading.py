@@ -16,9 +16,10 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from grader.grading import nbgrader_apps
-from grader.course import ASSIGNMENTS, Course, notebook_name
+from grader.course import ASSIGNMENTS, Course, notebook_name, read_timestamp
 from grader.grading.grade_one import grade_one
 from grader.grading.screen import unreadable_reason
+from grader.feedback.status_page import ungradable_page
 from grader.service import pages
 from grader.grading.ungradable_record import record_ungradable
 from grader.grading.verdict_records import first_problem as verdict_first_problem, verdict_records
@@ -91,11 +92,8 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
     steps.done("feedback")
     score, max_score = _score(course, assignment, student)
     if reason is not None:
-        pages.place(course, student, assignment, archive_dir / HANDIN, pages.render(
-            student, assignment, (archive_dir / HANDIN / "timestamp.txt").read_text().strip(),
-            "not graded", reason,
-            "fix what the message names, open the notebook in Jupyter to check it, save it and "
-            "hand in again with Submit (or nbgrader submit)."))
+        pages.place(course, student, assignment, archive_dir / HANDIN, ungradable_page(
+            assignment, reason, student=student, handed_in=read_timestamp(archive_dir / HANDIN) or ""))
         problem = reason
     else:
         problem = first_problem(course, assignment, student)

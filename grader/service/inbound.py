@@ -26,9 +26,9 @@ from pathlib import Path
 
 from nbgrader.utils import parse_utc
 
+from grader.course import TIMESTAMP_FILE
 from grader.sandbox.submitted_links import special_kind
 
-TIMESTAMP_FILE = "timestamp.txt"
 SECRET_FILE = "submission_secret.txt"
 SECRET = re.compile(r"[0-9a-f]{128}")  # what nbgrader's submit writes: secrets.token_hex(64)
 MAX_SECRET_BYTES = 1024

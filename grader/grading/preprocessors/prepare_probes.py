@@ -14,7 +14,6 @@ import json
 import secrets
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
 from traitlets import Integer
 
 from grader.grading import kernel_side
@@ -28,6 +27,7 @@ from grader.grading.submission_fingerprint import (
 )
 from grader.grading.student_numbers import NUMBERS_CELL, with_graded_student
 from solutions.variants import numbers_for
+from grader.grading.gradebook_cells import notebook_cells
 from grader.grading.probe_cells import METADATA_KEY, probe_cells_from_gradebook, probe_names
 from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
 
@@ -63,7 +63,7 @@ class PrepareProbes(CoursePreprocessor):
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
-        trusted = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"])
+        trusted = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"], fresh=False)
         seed = self.seed if self.seed is not None else self.submission_seed(nb, info)
         # The student's numbers come from the id nbgrader recorded, never from the kernel (grader.grading.student_numbers).
         numbers = numbers_for(info["student"])
@@ -115,12 +115,8 @@ def set_numbers_cell_student(nb, info) -> None:
     The sandboxed kernel runs under another account, so without this the student's code would compute
     from someone else's numbers. A notebook without that cell is left as it is.
     """
-    with Gradebook(info["db_url"]) as gb:
-        try:
-            notebook = gb.find_notebook(info["notebook"], info["assignment"])
-        except MissingEntry:
-            return
-        sources = {cell.name: cell.source for cell in notebook.source_cells if cell.name == NUMBERS_CELL}
+    cells = notebook_cells(info["db_url"], info["notebook"], info["assignment"], fresh=False)
+    sources = {NUMBERS_CELL: cells[NUMBERS_CELL].source} if NUMBERS_CELL in cells else {}
     for cell in nb.cells:
         if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade_id") == NUMBERS_CELL \
                 and NUMBERS_CELL in sources:

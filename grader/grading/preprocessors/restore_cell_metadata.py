@@ -13,32 +13,25 @@ metadata say what the gradebook says:
 """
 from __future__ import annotations
 
-from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
+
+from grader.grading.gradebook_cells import notebook_cells
 
 SCHEMA_VERSION = 3
 
 
 def trusted_cell_metadata(db_url: str, notebook_id: str, assignment_id: str) -> dict[str, dict]:
-    """grade_id -> the nbgrader metadata the gradebook implies for that cell."""
-    with Gradebook(db_url) as gb:
-        try:
-            notebook = gb.find_notebook(notebook_id, assignment_id)
-        except MissingEntry:
-            return {}
-        points = {cell.name: float(cell.max_score) for cell in notebook.grade_cells}
-        solutions = {cell.name for cell in notebook.solution_cells}
-        tasks = {cell.name for cell in notebook.task_cells}
-        trusted = {}
-        for cell in notebook.source_cells:
-            meta = {"grade_id": cell.name, "grade": cell.name in points, "solution": cell.name in solutions,
-                    "locked": bool(cell.locked), "schema_version": SCHEMA_VERSION}
-            if cell.name in points:
-                meta["points"] = points[cell.name]
-            if cell.name in tasks:
-                meta["task"] = True
-            trusted[cell.name] = meta
-        return trusted
+    """grade_id -> the nbgrader metadata the gradebook implies for that cell (read afresh)."""
+    trusted = {}
+    for cell in notebook_cells(db_url, notebook_id, assignment_id, fresh=True).values():
+        meta = {"grade_id": cell.grade_id, "grade": cell.points is not None, "solution": cell.solution,
+                "locked": cell.locked, "schema_version": SCHEMA_VERSION}
+        if cell.points is not None:
+            meta["points"] = cell.points
+        if cell.task:
+            meta["task"] = True
+        trusted[cell.grade_id] = meta
+    return trusted
 
 
 class RestoreCellMetadata(NbGraderPreprocessor):
