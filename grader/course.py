@@ -166,3 +166,21 @@ def read_timestamp(folder: Path) -> str | None:
             return handle.read(MAX_TIMESTAMP_CHARS).strip()
     except OSError:
         return None
+
+
+def converter_coursedir(preprocessor):
+    """The ``CourseDirectory`` of the nbgrader converter running ``preprocessor`` (exporter -> converter),
+    or None when the preprocessor runs on its own."""
+    return getattr(getattr(preprocessor.parent, "parent", None), "coursedir", None)
+
+
+def course_root_of(preprocessor) -> str:
+    """The course folder a preprocessor grades in: its converter's course directory when run by one
+    (``nbgrader autograde``, ``grader``), else nbgrader's own rule (``CourseDirectory.root`` of the
+    config, which defaults to the current folder)."""
+    from nbgrader.coursedir import CourseDirectory
+
+    coursedir = converter_coursedir(preprocessor)
+    if coursedir is not None:
+        return coursedir.root
+    return CourseDirectory(config=preprocessor.config).root

@@ -42,6 +42,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
 
+from grader.course import course_root_of
 from grader.grading.kernel_side import PROBE_MIME
 from grader.grading.probe_cells import METADATA_KEY
 
@@ -182,8 +183,7 @@ class SandboxedExecute(Execute):
 
     @default("course_root")
     def _course_root_default(self) -> str:
-        configured = self.config.get("CourseDirectory", {}).get("root")
-        return os.path.abspath(configured or os.getcwd())
+        return os.path.abspath(course_root_of(self))
 
     def __init__(self, *args, **kwargs):
         kwargs["kernel_manager_class"] = SandboxedKernelManager

@@ -1,5 +1,4 @@
-"""The base of the course's preprocessors that need the course folder and the graded submission.
-"""
+"""The base of the course's preprocessors that need the course folder and the graded submission."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,27 +6,23 @@ from pathlib import Path
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from grader.course import Course
+from grader.course import Course, converter_coursedir, course_root_of
 
 
 class CoursePreprocessor(NbGraderPreprocessor):
     """A preprocessor that needs the ``.grader`` folder of the course it is grading."""
 
-    def _converter_coursedir(self) -> CourseDirectory | None:
-        """The course directory of the converter running this preprocessor (exporter -> converter)."""
-        return getattr(getattr(self.parent, "parent", None), "coursedir", None)
-
     def _converter_root(self) -> str | None:
-        coursedir = self._converter_coursedir()
+        """The converter's course folder, or None when this preprocessor runs on its own."""
+        coursedir = converter_coursedir(self)
         return coursedir.root if coursedir is not None else None
 
     def _course_root(self) -> str:
-        # standalone, nbgrader's own rule applies (CourseDirectory.root from config, else the cwd)
-        return self._converter_root() or CourseDirectory(config=self.config).root
+        return course_root_of(self)
 
     def _coursedir(self) -> CourseDirectory:
         """The converter's course directory settings (folders, ignore patterns), else the config's."""
-        coursedir = self._converter_coursedir()
+        coursedir = converter_coursedir(self)
         return coursedir if coursedir is not None else CourseDirectory(config=self.config, root=self._course_root())
 
     def state_dir(self) -> Path:
