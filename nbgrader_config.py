@@ -56,7 +56,7 @@ c.HTMLExporter.extra_template_paths = EXTRA_TEMPLATE_PATHS
 c.GenerateFeedback.exporter_class = FeedbackExporter
 
 # Feedback never carries hidden test source (nor, by construction, expected values); FeedbackPage
-# adds the summary of every check at the top and tidies the graded outputs (grader.feedback).
+# adds the summary of every check at the top and tidies the graded outputs (grader.grading.preprocessors.feedback_page).
 c.GenerateFeedback.preprocessors = FEEDBACK_STEPS
 
 # `nbgrader export` writes grades.csv quoted, with text a spreadsheet would run as a formula

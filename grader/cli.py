@@ -77,7 +77,8 @@ def cmd_feedback(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from grader.reporting.class_report import build_report, gradebook_assignments, render
+    from grader.reporting.class_report import build_report, gradebook_assignments
+    from grader.reporting.terminal import print_class_report
     from grader.reporting import write_report
 
     if bool(args.assignment) == bool(args.all):
@@ -94,7 +95,7 @@ def cmd_report(args) -> int:
         raise SystemExit(f"error: no submissions in {course.root / 'submitted'}; grade a class first")
     console = make_console()
     for assignment in assignments:
-        render(build_report(course, assignment), console)
+        print_class_report(build_report(course, assignment), console)
     page, table = write_report(course, assignments, Path(args.output) if args.output else None)
     console.print(f"\nclass report: {page}\ntables (CSV): {table}", soft_wrap=True, highlight=False)
     return 0

@@ -12,7 +12,7 @@ import inspect
 import json
 import secrets
 
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.checks import get_check
 
 

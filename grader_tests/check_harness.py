@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.checks.api import Case, Check, Verdict
 from grader.grading.student_numbers import NUMBERS_CELL, with_graded_student
 from solutions.variants import numbers_for

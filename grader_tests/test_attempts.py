@@ -7,7 +7,7 @@ import pytest
 from check_harness import judge
 from traitlets.config import Config
 
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.grading.attempt_credit import (
     Attempt,
     AttemptCredit,

@@ -5,7 +5,7 @@ import csv
 
 from bs4 import BeautifulSoup
 
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.checks import get_check
 from grader.course import Course
 from grader.reporting.class_report import ClassReport, StudentResult

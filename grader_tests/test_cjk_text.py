@@ -20,7 +20,7 @@ from nbformat.v4 import new_markdown_cell
 
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.course import Course
-from grader.feedback.status_page import ungradable_page
+from grader.grading.status_page import ungradable_page
 from grader.fonts import figure_font_family
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting import figures

@@ -24,7 +24,7 @@ from test_corpus_verdicts import (
     NOT_ATTEMPTED_CELLS, RUNNABLE, diagnosis, judge_in_process, nbgrader_score, run_setup_and_solution_cells,
 )
 
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.course import ASSIGNMENTS, REPO_ROOT
 from grader.demo.corpus import build_notebook
 from grader.notebook_cells import checks_of_test_cells, points_of_test_cells

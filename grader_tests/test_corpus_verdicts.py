@@ -19,7 +19,7 @@ import pytest
 from nbformat.v4 import new_code_cell
 from nbgrader.utils import determine_grade
 
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.checks import get_check
 from grader.course import ASSIGNMENTS
 from corpus_expected import expected_outcome, load_expected

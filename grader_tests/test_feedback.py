@@ -16,7 +16,7 @@ import pytest
 from bs4 import BeautifulSoup
 from test_pipeline_end_to_end import graded_corpus  # noqa: F401 (the shared graded course)
 
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.checks import get_check
 from solutions.variants import numbers_for
 from grader.checks.api import NO_REPORT, STAGES

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.grading import kernel_side
-from grader.grading.kernel_side import collect, decode, encode
+from grader import kernel_side
+from grader.kernel_side import collect, decode, encode
 
 float_arrays = hnp.arrays(dtype=st.sampled_from([np.float64, np.float32]), shape=hnp.array_shapes(max_dims=3, max_side=4),
                           elements=st.floats(allow_nan=True, allow_infinity=True, width=32))

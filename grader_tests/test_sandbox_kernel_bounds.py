@@ -160,7 +160,7 @@ def test_output_past_the_notebook_limit_is_removed_with_a_note_in_each_cell_that
 def test_a_hidden_check_s_report_is_kept_after_the_notebook_limit_is_spent(tmp_path):
     from nbformat.v4 import new_code_cell
 
-    from grader.grading.kernel_side import PROBE_MIME
+    from grader.kernel_side import PROBE_MIME
     from grader.grading.probe_cells import METADATA_KEY
 
     report = (f"from IPython.display import display\nprint('late print')\n"

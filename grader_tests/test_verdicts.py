@@ -8,7 +8,7 @@ import pytest
 from nbformat import from_dict
 from nbgrader.utils import determine_grade
 
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.checks import all_checks
 from grader.checks.api import NO_REPORT, Case, Check, Misconception
 from grader.grading.preprocessors.decide_verdicts import MAX_REPORT_BYTES, judge_cell, verdict_outputs

@@ -3,7 +3,7 @@
 A :class:`Check` is named after the student API item it grades (``softmax``,
 ``answer_culprit``). It owns everything the student must not see: how inputs are drawn, the
 reference (from ``solutions``), tolerances and the known wrong variants. The student's kernel only
-ever receives the inputs (see ``grader.grading.kernel_side``); judging happens here, in the grading process.
+ever receives the inputs (see ``grader.kernel_side``); judging happens here, in the grading process.
 
 Judging escalates like a teacher reading the answer (as PrairieLearn's code feedback does): not defined ->
 raised an error -> wrong type -> wrong shape -> not finite -> inaccurate, and when the student's
@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from grader.grading import kernel_side
+from grader import kernel_side
 
 # The escalation order of what can be wrong with one case, most basic first.
 NO_REPORT = "no report"  # the cell never reported (crash, timeout, tampering): decided by grader.grading.preprocessors.decide_verdicts

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 import solutions
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.checks.api import INACCURATE, WRONG_TYPE, Case, compare_answer, plural
 from grader.checks.common import STANDARD_ERRORS, function_check, seed_input, value_check
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import solutions
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.checks.api import EXACT_ATOL, EXACT_RTOL, INACCURATE, Case, compare_answer
 from grader.checks.common import STANDARD_ERRORS, function_check, seed_input, value_check
 

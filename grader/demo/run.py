@@ -24,7 +24,8 @@ from grader.demo.folder import DEFAULT_DEMO_FOLDER, DemoFolderError, prepare_dem
 from grader.scheduling.pool import grade_class
 from grader.sandbox.privileges import demo_refusal
 from grader.release import generate_release
-from grader.reporting.class_report import build_report, render
+from grader.reporting.class_report import build_report
+from grader.reporting.terminal import print_class_report
 from grader.reporting import write_report
 from grader.similarity import similar_pairs
 from grader.similarity.report import render as render_similarity
@@ -101,7 +102,7 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
 
     console.rule(STEPS[5])
     for assignment in ASSIGNMENTS:
-        render(build_report(course, assignment), console)
+        print_class_report(build_report(course, assignment), console)
         render_similarity(similar_pairs(course, assignment), console)
     page, table = write_report(course, list(ASSIGNMENTS))
     console.print(f"\ngrades: {course.root / 'grades.csv'}\nfeedback pages: {course.root / 'feedback'}"

@@ -25,7 +25,7 @@ from grader.grading import run_record
 from grader.grading import nbgrader_apps
 from grader.grading.step_times import TimedAutograde, new_times, settle
 from grader.course import Course
-from grader.feedback import write_ungradable_page
+from grader.grading.status_page import write_ungradable_page
 from grader.grading.preprocessors.batched_save_autogrades import reuse_gradebook_connections
 from grader.grading.metadata_validation import validate_metadata_with_cached_schema
 from grader.sandbox.submitted_links import quarantine_folder, quarantine_submission

@@ -28,7 +28,7 @@ from nbgrader.preprocessors import (
     IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades,
 )
 
-from grader.feedback.page import FeedbackPage
+from grader.grading.preprocessors.feedback_page import FeedbackPage
 from grader.grading.preprocessors.decide_verdicts import DecideVerdicts
 from grader.grading.preprocessors.prepare_probes import PrepareProbes
 from grader.grading.preprocessors.restore_cell_metadata import RestoreCellMetadata

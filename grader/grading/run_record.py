@@ -19,55 +19,24 @@ exactly those; a submission whose record exists was fully graded and is skipped.
 """
 from __future__ import annotations
 
-import functools
-import importlib.util
 import hashlib
 import json
 import os
 import tempfile
-from importlib import metadata
 from pathlib import Path
 
-from grader.course import REPO_ROOT, Course
+from grader.code_version import hash_tree, grader_version
+from grader.course import Course
 from grader.grading.seeds import course_secret
 
 RECORDS_FOLDER = "autograde"
-DISTRIBUTION = "scaled-attention-lab"
-
-
-def _hash_tree(digest, folder: Path, label: str, suffixes: tuple[str, ...] | None = None) -> None:
-    digest.update(f"[{label}]".encode())
-    if not folder.is_dir():
-        digest.update(b"<missing>")
-        return
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
-        if suffixes and path.suffix not in suffixes or "__pycache__" in path.parts:
-            continue
-        digest.update(str(path.relative_to(folder)).encode() + b"\0")
-        with open(path, "rb") as handle:  # streamed: a submitted file may be large
-            digest.update(hashlib.file_digest(handle, "sha256").digest())
-
-
-@functools.lru_cache(maxsize=1)
-def grader_version() -> str:
-    """The installed version plus a hash of the grading code (``grader`` and ``solutions``)."""
-    try:
-        version = metadata.version(DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        version = "unknown"
-    digest = hashlib.sha256()
-    for package in ("grader", "solutions"):
-        spec = importlib.util.find_spec(package)
-        folder = Path(spec.origin).parent if spec and spec.origin else REPO_ROOT / package
-        _hash_tree(digest, folder, package, suffixes=(".py",))
-    return f"{version}+{digest.hexdigest()[:16]}"
 
 
 def fingerprint(course: Course, assignment: str, student: str) -> str:
     """A hash of every grading input of one submission (hex)."""
     digest = hashlib.sha256()
-    _hash_tree(digest, course.root / "submitted" / student / assignment, "submission")
-    _hash_tree(digest, course.root / "source" / assignment, "source")
+    hash_tree(digest, course.root / "submitted" / student / assignment, "submission")
+    hash_tree(digest, course.root / "source" / assignment, "source")
     config = course.root / "nbgrader_config.py"
     digest.update(b"[config]" + (config.read_bytes() if config.exists() else b"<missing>"))
     digest.update(b"[secret]" + hashlib.sha256(course_secret(course.state_dir)).digest())

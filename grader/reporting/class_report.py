@@ -14,11 +14,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from grader.console import make_console
 from grader.course import Course
 from grader.grading.ungradable_record import ungradable_reason
 from grader.grading.verdict_records import read_verdict_records
@@ -112,46 +108,3 @@ def gradebook_assignments(course: Course) -> list[str]:
     """The assignment names nbgrader's gradebook of ``course`` knows, sorted."""
     with Gradebook(course.db_url) as gb:
         return sorted(assignment.name for assignment in gb.assignments)
-
-
-def render(report: ClassReport, console: Console | None = None) -> None:
-    """Print the per-student table, the score distribution, pass rates and misconceptions."""
-    console = console or make_console()
-    students = Table(title=f"{report.assignment}: per-student summary")
-    for column in ("student", "score", "status", "first problem"):
-        students.add_column(column)
-    for r in report.students:
-        failing = [f"{name}: {rec['misconception'] or rec['stage']}" for name, rec in r.checks.items()
-                   if rec["fraction"] < 1.0]
-        students.add_row(Text(r.student), f"{r.score:g} / {r.max_score:g}", Text(r.status),
-                         Text(failing[0] if failing else "—"))
-    console.print(students)
-    ignored = sum(r.ignored_records for r in report.students)
-    if ignored:
-        console.print(Text(f"{ignored} forged or malformed verdict records were ignored (students: "
-                           + ", ".join(r.student for r in report.students if r.ignored_records) + ")."))
-
-    histogram = Table(title="score distribution")
-    histogram.add_column("score")
-    histogram.add_column("students")
-    for label, n in report.histogram():
-        histogram.add_row(label, f"{'█' * n} {n}")
-    console.print(histogram)
-
-    from grader.reporting.analysis import assignment_summary
-
-    rates = Table(title="per-check pass rates, hardest first")
-    rates.add_column("check")
-    rates.add_column("full marks", justify="right")
-    rates.add_column("discrimination", justify="right")
-    for row in assignment_summary(report).checks:
-        rates.add_row(Text(row.check), f"{row.passed}/{row.graded} ({100 * row.pass_rate:.0f} %)",
-                      "n/a" if row.discrimination is None else f"{row.discrimination:+.2f}")
-    console.print(rates)
-
-    common = Table(title="most common misconceptions")
-    for column in ("check", "misconception", "students"):
-        common.add_column(column)
-    for check, name, n in report.misconceptions()[:10]:
-        common.add_row(Text(check), Text(str(name)), str(n))
-    console.print(common)

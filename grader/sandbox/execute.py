@@ -43,8 +43,7 @@ from sqlalchemy.exc import ArgumentError
 from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
 
 from grader.course import course_root_of
-from grader.grading.kernel_side import PROBE_MIME
-from grader.grading.probe_cells import METADATA_KEY
+from grader.kernel_side import METADATA_KEY, PROBE_MIME
 
 from .kernel_manager import SandboxedKernelManager
 from .policy import SETTING_FIELDS, MiB, SandboxPolicy, policy_from_settings

@@ -39,7 +39,8 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
     (``grader.scheduling.dask_cluster``) instead of local worker processes. insecure_scheduler: grade on it even
     without mutual TLS (``grader.scheduling.cluster_security``).
     """
-    from grader.reporting.class_report import build_report, render
+    from grader.reporting.class_report import build_report
+    from grader.reporting.terminal import print_class_report
 
     pairs = [(a, s) for a in assignments for s in course.students(a)]
     todo, outcomes = pending_submissions(course, pairs, force)
@@ -48,7 +49,7 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
         console.print(f"nothing to grade: {len(outcomes)} {noun} unchanged since their last "
                       "grading (--force grades them again)")
         for assignment in assignments:
-            render(build_report(course, assignment), console)
+            print_class_report(build_report(course, assignment), console)
         return 0
     if outcomes:
         console.print(f"{len(outcomes)} submissions unchanged since they were graded: skipped "
@@ -80,7 +81,7 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
     elapsed = time.perf_counter() - started
     print_run_summary(outcomes, elapsed, course, console)
     for assignment in assignments:
-        render(build_report(course, assignment), console)
+        print_class_report(build_report(course, assignment), console)
     return 1 if any(o.reason and "grading process failed" in o.reason for o in outcomes) else 0
 
 

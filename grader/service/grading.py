@@ -19,7 +19,7 @@ from grader.grading import nbgrader_apps
 from grader.course import ASSIGNMENTS, Course, notebook_name, read_timestamp
 from grader.grading.grade_one import grade_one
 from grader.grading.screen import unreadable_reason
-from grader.feedback.status_page import ungradable_page
+from grader.grading.status_page import ungradable_page
 from grader.service import pages
 from grader.grading.ungradable_record import record_ungradable
 from grader.grading.verdict_records import first_problem as verdict_first_problem, verdict_records

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from grader.course import Course, notebook_name
-from grader.feedback.status_page import status_page
+from grader.grading.status_page import status_page
 from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE
 
 def utc(epoch_seconds: float) -> str:
@@ -23,7 +23,7 @@ def utc(epoch_seconds: float) -> str:
 
 def render(student: str, assignment: str, timestamp: str, headline: str, detail: str, todo: str,
            waiting: bool = False) -> str:
-    """The HTML of a status page for one hand-in (``grader.feedback.status_page``; every value escaped)."""
+    """The HTML of a status page for one hand-in (``grader.grading.status_page``; every value escaped)."""
     return status_page(assignment, headline, detail, todo, student=student, handed_in=timestamp, waiting=waiting)
 
 

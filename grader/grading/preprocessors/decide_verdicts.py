@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from nbformat.notebooknode import NotebookNode, from_dict
 
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.checks import get_check, reference_cache
 from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
 from grader.course import Course
@@ -202,7 +202,7 @@ def _validate_report(report, record, n_cases: int, kind: str) -> None:
 
 
 def _validate_wire(wire, depth: int = 0) -> None:
-    """Reject wire data whose structure does not match the format of ``grader.grading.kernel_side``."""
+    """Reject wire data whose structure does not match the format of ``grader.kernel_side``."""
     if depth > 8 or not isinstance(wire, dict) or not isinstance(wire.get("t"), str):
         raise ValueError("malformed value")
     kind = wire["t"]
@@ -243,7 +243,7 @@ def verdict_outputs(verdict: Verdict, points: float) -> list[NotebookNode]:
 
     nbgrader reads a test cell as: an error output -> 0; an execute_result holding a number -> that
     many points; otherwise full points. The verdict text goes in a display before them; the feedback
-    page (``grader.feedback``) shows that text and the score, and hides the number and the error.
+    page (``grader.grading.preprocessors.feedback_page``) shows that text and the score, and hides the number and the error.
     """
     text = verdict.explain()
     if verdict.passed:

@@ -4,7 +4,7 @@ Reads, from the gradebook (not from the submission), which test cells hold a hid
 ``probe("<name>")``; draws the inputs from the submission's secret seed (``grader.grading.seeds``: the
 course secret, the student, the assignment, the submitted code by its parse tree and the files
 handed in beside it, so a regrade of an unchanged submission draws the same inputs); and replaces
-each such cell's source by self-contained code (``grader.grading.kernel_side``) that only calls the
+each such cell's source by self-contained code (``grader.kernel_side``) that only calls the
 student's function and reports the raw results. The plan of inputs is kept in the cell's metadata,
 which the kernel cannot touch. Runs just before ``SandboxedExecute``.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from traitlets import Integer
 
-from grader.grading import kernel_side
+from grader import kernel_side
 from grader.checks import get_check
 from grader.grading.seeds import course_secret, submission_seed
 from grader.grading.submission_fingerprint import (

@@ -19,6 +19,8 @@ import json
 
 import numpy as np
 
+# The key of a probe cell's plan of inputs in the cell's metadata (the grader side reads it; the kernel never sees it).
+METADATA_KEY = "scaled_attention_lab"
 PROBE_MIME = "application/vnd.scaled-attention-lab.probe+json"
 MAX_REPR_CHARS = 200
 MAX_MESSAGE_CHARS = 500
