@@ -179,7 +179,7 @@ def test_a_student_cannot_read_source_gradebook_solutions_or_service_state(loop)
 
 def test_a_student_cannot_import_the_reference_package(loop):
     _, _, (_, bob), _ = loop
-    for module in ("solutions.softmax", "grader.grading.preprocessors.decide_verdicts"):
+    for module in ("solutions.saturation", "grader.grading.preprocessors.decide_verdicts"):
         probe = bob.run(student_python(), "-c", f"import {module}", check=False)
         assert probe.returncode != 0 and "Error" in probe.stderr, module
     assert not bob.can("cat", str(REPO_ROOT / "grader" / "verdicts.py"))

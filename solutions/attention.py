@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solutions.softmax import softmax
+from solutions.saturation import softmax
 from solutions.variants import LESSON_NUMBERS
 from solutions.validation import (
     as_bool_array,

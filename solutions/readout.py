@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solutions.softmax import softmax, unit_variance_scale
+from solutions.saturation import softmax, unit_variance_scale
 from solutions.variants import LESSON_NUMBERS
 from solutions.validation import (
     as_float_array,
