@@ -81,8 +81,8 @@ def load() -> str:
 
 def grading_work(top: Path, notebooks: dict[str, str], runs: int) -> list[float]:
     """Seconds of grade + feedback page of each notebook, warm, in this process (``runs`` each)."""
-    from grader.grading import nbgrader_apps
     from grader.course import create_course
+    from grader.grading import nbgrader_apps
     from grader.grading.grade_one import grade_one
     from grader.release import generate_release
 
@@ -373,9 +373,10 @@ def main(argv: list[str] | None = None) -> int:
     top = Path(tempfile.mkdtemp(prefix="feedback-latency-"))
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     import nbformat
+
     from grader.course import create_course
-    from grader.service.student import temporary_accounts
     from grader.demo.corpus import build_notebook, get_submission
+    from grader.service.student import temporary_accounts
 
     template = create_course(top / "template")
     from grader.release import generate_release

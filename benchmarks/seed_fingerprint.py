@@ -25,8 +25,12 @@ from pathlib import Path
 
 import nbformat
 
-from grader.course import ASSIGNMENTS, Course, REPO_ROOT
-from grader.grading.submission_fingerprint import handin_files, handin_files_fingerprint, notebook_fingerprint
+from grader.course import ASSIGNMENTS, REPO_ROOT, Course
+from grader.grading.submission_fingerprint import (
+    handin_files,
+    handin_files_fingerprint,
+    notebook_fingerprint,
+)
 
 
 def text_fingerprint(nb) -> str:

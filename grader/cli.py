@@ -22,7 +22,6 @@ import os
 import sys
 from pathlib import Path
 
-
 from grader.console import make_console
 from grader.course import ASSIGNMENTS, Course
 
@@ -53,7 +52,10 @@ def cmd_autograde(args) -> int:
 
     course = _course(args)
     if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.scheduling.dask_cluster)
-        from grader.scheduling.cluster_security import InsecureSchedulerError, client_security
+        from grader.scheduling.cluster_security import (
+            InsecureSchedulerError,
+            client_security,
+        )
         from grader.scheduling.dask_cluster import ClusterSetupError
 
         try:
@@ -77,9 +79,9 @@ def cmd_feedback(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from grader.reporting import write_report
     from grader.reporting.class_report import build_report, gradebook_assignments
     from grader.reporting.terminal import print_class_report
-    from grader.reporting import write_report
 
     if bool(args.assignment) == bool(args.all):
         raise SystemExit("error: name one ASSIGNMENT or pass --all")

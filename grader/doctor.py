@@ -405,8 +405,11 @@ def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
     nothing without Dask distributed installed."""
     from pathlib import Path
 
-    from grader.scheduling.cluster_security import certificates_report, not_configured_note
     from grader.course import Course
+    from grader.scheduling.cluster_security import (
+        certificates_report,
+        not_configured_note,
+    )
 
     try:
         import distributed  # noqa: F401

@@ -3,10 +3,10 @@ their ``grade_id``, the model answer of a solution cell, the points and check of
 """
 from __future__ import annotations
 
-
 from nbformat import NotebookNode
 
 from grader.grading.probe_cells import probe_names
+
 _SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 from rich.console import Console
 
-from grader.grading import nbgrader_apps
 from grader.course import REPO_ROOT, Course, create_course, notebook_name
+from grader.grading import nbgrader_apps
 from grader.grading.student_numbers import refresh_numbers_cell
 
 

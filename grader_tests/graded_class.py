@@ -17,14 +17,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from built_once import built_once
 from nbgrader.api import Gradebook
 
-from built_once import built_once
 from grader.course import Course
-from grader.scheduling.pool import grade_class
-from grader.reporting import write_report
-from grader.demo.simulated_class import simulated_class
 from grader.demo.corpus import get_submission
+from grader.demo.simulated_class import simulated_class
+from grader.reporting import write_report
+from grader.scheduling.pool import grade_class
 
 ASSIGNMENT = "02_softmax"
 DUE = datetime(2026, 3, 1, 12, 0, 0)

@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from attack_harness import merge_into
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 
-from attack_harness import merge_into
 from grader.course import Course, notebook_name
 from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 

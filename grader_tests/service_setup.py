@@ -15,14 +15,13 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator
 
+import nbformat
 import pytest
 
-import nbformat
-
 from grader.course import Course
+from grader.demo.corpus import build_notebook, get_submission
 from grader.service.exchange import CourseExchange
 from grader.service.student import StudentSide, account_name, temporary_accounts
-from grader.demo.corpus import build_notebook, get_submission
 
 
 class ServiceCourse:

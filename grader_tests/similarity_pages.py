@@ -9,8 +9,8 @@ from __future__ import annotations
 from similarity_class import cells_of, honest_class
 from similarity_harness import corpus_class
 
-from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.analysis import AssignmentSummary, assignment_summary
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.similarity.compare import compare_class
 
 HOSTILE_CODE = "</pre><script>window.pwned = 1</script><img src=x onerror=\"window.pwned = 2\">"

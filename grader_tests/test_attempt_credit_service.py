@@ -11,12 +11,16 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
+from grader.demo.corpus import Submission, build_notebook
 from grader.grading.attempt_credit import AttemptCredit
 from grader.scheduling.pool import grade_class
 from grader.service.policy import GradingService as Policy
 from grader.service.watch import GradingLoop
-from grader.demo.corpus import Submission, build_notebook
-from grader_tests.service_setup import ServiceCourse, accounts_skip_reason, temporary_service_course
+from grader_tests.service_setup import (
+    ServiceCourse,
+    accounts_skip_reason,
+    temporary_service_course,
+)
 from solutions.quiz import quiz_answer
 from solutions.variants import numbers_for
 

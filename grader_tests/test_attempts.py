@@ -8,6 +8,7 @@ from check_harness import judge
 from traitlets.config import Config
 
 from grader import kernel_side
+from grader.checks import get_check
 from grader.grading.attempt_credit import (
     Attempt,
     AttemptCredit,
@@ -15,7 +16,6 @@ from grader.grading.attempt_credit import (
     answer_key,
     credit_with_history,
 )
-from grader.checks import get_check
 from grader.grading.preprocessors.decide_verdicts import DecideVerdicts
 from solutions.variants import numbers_for
 

@@ -8,12 +8,16 @@ from bs4 import BeautifulSoup
 from grader import kernel_side
 from grader.checks import get_check
 from grader.course import Course
-from grader.reporting.class_report import ClassReport, StudentResult
+from grader.grading.preprocessors.decide_verdicts import write_quiz_answers
 from grader.reporting.analysis import assignment_summary
-from grader.reporting.borrowed_numbers import LESSONS_NUMBERS, BorrowedRow, borrowed_numbers
+from grader.reporting.borrowed_numbers import (
+    LESSONS_NUMBERS,
+    BorrowedRow,
+    borrowed_numbers,
+)
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.csv_tables import write_csv
 from grader.reporting.html_page import render_page
-from grader.grading.preprocessors.decide_verdicts import write_quiz_answers
 from solutions.variants import LESSON_NUMBERS, numbers_for
 
 ASSIGNMENT = "03_readout"

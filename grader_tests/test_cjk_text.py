@@ -20,14 +20,14 @@ from nbformat.v4 import new_markdown_cell
 
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.course import Course
-from grader.grading.status_page import ungradable_page
+from grader.demo.corpus import build_notebook, get_submission, write_submission
 from grader.fonts import figure_font_family
-from grader.reporting.class_report import ClassReport, StudentResult
+from grader.grading.status_page import ungradable_page
 from grader.reporting import figures
 from grader.reporting.analysis import assignment_summary
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.html_page import render_page
 from grader.service.pages import render
-from grader.demo.corpus import build_notebook, get_submission, write_submission
 
 TAG = "方差证明"
 NO_GLYPH_ANYWHERE = "\u0378"

@@ -21,7 +21,12 @@ import nbformat
 import numpy as np
 import pytest
 from test_corpus_verdicts import (
-    NOT_ATTEMPTED_CELLS, RUNNABLE, diagnosis, judge_in_process, nbgrader_score, run_setup_and_solution_cells,
+    NOT_ATTEMPTED_CELLS,
+    RUNNABLE,
+    diagnosis,
+    judge_in_process,
+    nbgrader_score,
+    run_setup_and_solution_cells,
 )
 
 from grader import kernel_side

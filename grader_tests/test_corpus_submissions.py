@@ -3,10 +3,16 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+from corpus_expected import ExpectedRow, expected_outcome, load_expected
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from corpus_expected import ExpectedRow, expected_outcome, load_expected
-from grader.demo.corpus import CorpusError, Submission, build_notebook, hand_in, parse_submission
+from grader.demo.corpus import (
+    CorpusError,
+    Submission,
+    build_notebook,
+    hand_in,
+    parse_submission,
+)
 from grader.notebook_cells import model_answer
 
 

@@ -5,13 +5,19 @@ from collections import Counter
 
 import nbformat
 import pytest
+from corpus_expected import (
+    EVERY_OTHER_CELL,
+    FULL_POINTS,
+    UNGRADABLE,
+    expected_outcome,
+    load_expected,
+)
 
 from grader.checks import get_check
 from grader.checks.api import STAGES
 from grader.course import ASSIGNMENTS, REPO_ROOT
-from grader.demo.simulated_class import COPIED, ROSTER, simulated_class
-from corpus_expected import EVERY_OTHER_CELL, FULL_POINTS, UNGRADABLE, expected_outcome, load_expected
 from grader.demo.corpus import build_notebook, load_corpus
+from grader.demo.simulated_class import COPIED, ROSTER, simulated_class
 from grader.notebook_cells import checks_of_test_cells, points_of_test_cells
 
 # What the corpus must show, as (check, misconception named in the feedback).

@@ -24,8 +24,11 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from grader.scheduling import cluster_security as cs
 from grader.course import ASSIGNMENTS, Course
+from grader.demo.corpus import get_submission, hand_in, write_submission
+from grader.demo.simulated_class import simulated_class
+from grader.grading.ungradable_record import ungradable_reason
+from grader.scheduling import cluster_security as cs
 from grader.scheduling.dask_cluster import (
     ClusterSetupError,
     cluster_problems,
@@ -34,9 +37,6 @@ from grader.scheduling.dask_cluster import (
     worker_view,
 )
 from grader.scheduling.pool import grade_class
-from grader.demo.simulated_class import simulated_class
-from grader.demo.corpus import get_submission, hand_in, write_submission
-from grader.grading.ungradable_record import ungradable_reason
 from grader_tests.dask_workers import pid_of_worker_running
 
 distributed = pytest.importorskip("distributed")

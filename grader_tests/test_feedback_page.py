@@ -10,6 +10,10 @@ from browser import open_page  # the browser fixtures come from conftest.py
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from grader.checks.api import CaseVerdict, Misconception, Verdict
+from grader.demo.corpus import get_submission, hand_in
+from grader.grading.grade_one import grade_one
+from grader.grading.nbgrader_apps import load_config
+from grader.grading.preprocessors.decide_verdicts import verdict_outputs
 from grader.grading.preprocessors.feedback_page import (
     CALLS_A_STUB_NOTE,
     NOT_ATTEMPTED_NOTE,
@@ -17,10 +21,6 @@ from grader.grading.preprocessors.feedback_page import (
     FeedbackPage,
 )
 from grader.grading.status_page import WHAT_TO_DO, ungradable_page
-from grader.grading.nbgrader_apps import load_config
-from grader.grading.grade_one import grade_one
-from grader.demo.corpus import get_submission, hand_in
-from grader.grading.preprocessors.decide_verdicts import verdict_outputs
 
 HOSTILE = '<script>alert("x")</script>'
 

@@ -9,10 +9,10 @@ from rich.console import Console
 
 from grader.course import create_course
 from grader.grading.grade_one import REASON_LINE_LIMIT, _reason_from, grade_one
-from grader.grading.screen import student_id_problem
-from grader.reporting.class_report import ClassReport, StudentResult, render
-from grader.grading.verdict_records import read_verdict_records, verdict_records
 from grader.grading.probe_cells import METADATA_KEY
+from grader.grading.screen import student_id_problem
+from grader.grading.verdict_records import read_verdict_records, verdict_records
+from grader.reporting.class_report import ClassReport, StudentResult, render
 
 RECORD = {"check": "softmax", "fraction": 1.0, "stage": None, "misconception": None}
 

@@ -5,8 +5,8 @@ import pytest
 
 from grader.course import Course
 from grader.grading.run_record import record_path, write_record
+from grader.reporting.analysis import assignment_summary, item_discrimination, lesson_of
 from grader.reporting.class_report import ClassReport, StudentResult
-from grader.reporting.analysis import item_discrimination, lesson_of, assignment_summary
 from grader.reporting.timings import grading_times
 
 

@@ -7,8 +7,8 @@ import re
 
 from bs4 import BeautifulSoup
 
-from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.analysis import LateRow, assignment_summary
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.csv_tables import COLUMNS, write_csv
 from grader.reporting.html_page import CONTENT_SECURITY_POLICY, render_page
 

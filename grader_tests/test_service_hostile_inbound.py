@@ -23,14 +23,18 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.course import Course
+from grader.demo.corpus import build_notebook, get_submission
 from grader.grading.seeds import course_secret
 from grader.service.exchange import CourseExchange
 from grader.service.inbound import nbgrader_timestamp
 from grader.service.journal import RELEASED, Journal
 from grader.service.privacy import exchange_problems, fix
 from grader.service.watch import GradingLoop
-from grader.demo.corpus import build_notebook, get_submission
-from grader_tests.student_accounts import create_students, remove_students, root_skip_reason
+from grader_tests.student_accounts import (
+    create_students,
+    remove_students,
+    root_skip_reason,
+)
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(root_skip_reason() is not None, reason=str(root_skip_reason()))]

@@ -8,13 +8,13 @@ text as text; no student's feedback page or autograded notebook may mention any 
 from __future__ import annotations
 
 import pytest
-from bs4 import BeautifulSoup
 from browser import open_page
+from bs4 import BeautifulSoup
 from graded_class import ASSIGNMENT
 from similarity_pages import hostile_summary
 
-from grader.reporting.html_page import render_page
 from grader.demo.simulated_class import WRITTEN_TOGETHER
+from grader.reporting.html_page import render_page
 
 pytestmark = pytest.mark.slow
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from grader.scheduling.class_run import run_autograde
 from grader.console import PIPED_WIDTH, make_console
-from grader.scheduling.pool import grade_class
+from grader.demo.corpus import get_submission, hand_in
 from grader.grading.screen import unreadable_reason
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.terminal import print_class_report
-from grader.demo.corpus import get_submission, hand_in
+from grader.scheduling.class_run import run_autograde
+from grader.scheduling.pool import grade_class
 
 TRUNCATED = Path(__file__).with_name("corpus") / "01_variance" / "truncated_file.ipynb"
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from solutions.variants import CULPRIT_OPTIONS, LESSON_NUMBERS
 from solutions.validation import (
     as_axis,
     as_float_array,
@@ -19,6 +18,7 @@ from solutions.validation import (
     float_or_array,
 )
 from solutions.variance import dot_variance_theory
+from solutions.variants import CULPRIT_OPTIONS, LESSON_NUMBERS
 
 #: Absolute slack allowed when checking that probabilities sum to one.
 PROBABILITY_SUM_TOLERANCE = 1e-6

@@ -22,6 +22,7 @@ from solutions.quiz import quiz_answer
 from solutions.saturation import option_letter
 from solutions.variants import LESSON_NUMBERS
 
+
 def _quiz(item: str, numbers):
     return quiz_answer(item, numbers)
 

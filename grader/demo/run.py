@@ -18,20 +18,24 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from grader.grading import nbgrader_apps
 from grader.course import ASSIGNMENTS, create_course
-from grader.demo.folder import DEFAULT_DEMO_FOLDER, DemoFolderError, prepare_demo_folder, shown_path
-from grader.scheduling.pool import grade_class
-from grader.sandbox.privileges import demo_refusal
+from grader.demo.corpus import write_submission
+from grader.demo.folder import (
+    DEFAULT_DEMO_FOLDER,
+    DemoFolderError,
+    prepare_demo_folder,
+    shown_path,
+)
+from grader.demo.simulated_class import simulated_class
+from grader.grading import nbgrader_apps
 from grader.release import generate_release
+from grader.reporting import write_report
 from grader.reporting.class_report import build_report
 from grader.reporting.terminal import print_class_report
-from grader.reporting import write_report
+from grader.sandbox.privileges import demo_refusal
+from grader.scheduling.pool import grade_class
 from grader.similarity import similar_pairs
 from grader.similarity.report import render as render_similarity
-from grader.demo.simulated_class import simulated_class
-from grader.demo.corpus import write_submission
-
 
 #: The demo's section titles, in order (short enough for an 80-column terminal).
 STEPS = ("1. The lessons' claims, recomputed", "2. A course folder; all four assignments released",

@@ -20,17 +20,17 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
-from grader.grading import run_record
-from grader.grading import nbgrader_apps
-from grader.grading.step_times import TimedAutograde, new_times, settle
 from grader.course import Course
-from grader.grading.status_page import write_ungradable_page
-from grader.grading.preprocessors.batched_save_autogrades import reuse_gradebook_connections
+from grader.grading import nbgrader_apps, run_record
 from grader.grading.metadata_validation import validate_metadata_with_cached_schema
-from grader.sandbox.submitted_links import quarantine_folder, quarantine_submission
-from grader.grading.ungradable_record import clear_ungradable, record_ungradable
+from grader.grading.preprocessors.batched_save_autogrades import (
+    reuse_gradebook_connections,
+)
 from grader.grading.screen import student_id_problem, unreadable_reason
+from grader.grading.status_page import write_ungradable_page
+from grader.grading.step_times import TimedAutograde, new_times, settle
+from grader.grading.ungradable_record import clear_ungradable, record_ungradable
+from grader.sandbox.submitted_links import quarantine_folder, quarantine_submission
 
 LOG_NAME = "autograde.log"
 

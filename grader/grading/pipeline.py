@@ -24,12 +24,21 @@ from __future__ import annotations
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
-    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearOutput, DeduplicateIds, GetGrades,
-    IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearHiddenTests,
+    ClearOutput,
+    DeduplicateIds,
+    GetGrades,
+    IgnorePattern,
+    LimitOutput,
+    OverwriteCells,
+    OverwriteKernelspec,
+    SaveAutoGrades,
 )
 
-from grader.grading.preprocessors.feedback_page import FeedbackPage
 from grader.grading.preprocessors.decide_verdicts import DecideVerdicts
+from grader.grading.preprocessors.feedback_page import FeedbackPage
 from grader.grading.preprocessors.prepare_probes import PrepareProbes
 from grader.grading.preprocessors.restore_cell_metadata import RestoreCellMetadata
 from grader.pages.notebook import RemoveActiveContent

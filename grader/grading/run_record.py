@@ -25,7 +25,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from grader.code_version import hash_tree, grader_version
+from grader.code_version import grader_version, hash_tree
 from grader.course import Course
 from grader.grading.seeds import course_secret
 

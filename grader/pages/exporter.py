@@ -17,9 +17,9 @@ from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from traitlets import Bool, Integer, default
 
 from grader.pages.csp import add_csp_meta
+from grader.pages.html_sanitizer import sanitize_fragment
 from grader.pages.markdown import page_markdown_to_html
 from grader.pages.page_limit import MiB, limit_outputs
-from grader.pages.html_sanitizer import sanitize_fragment
 
 # nbconvert's templates import the MathJax loader from 'mathjax.html.j2'; feedback pages load no
 # script, so the macro renders nothing (maths is already MathML).

@@ -19,8 +19,8 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from grader.checks import all_checks
 from grader.course import Course
-from grader.reporting.class_report import ClassReport, build_report
 from grader.reporting.borrowed_numbers import BorrowedRow, borrowed_numbers
+from grader.reporting.class_report import ClassReport, build_report
 from grader.reporting.timings import grading_times
 from grader.similarity import SimilarityReport, similar_pairs
 

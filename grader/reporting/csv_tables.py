@@ -25,9 +25,9 @@ import itertools
 from pathlib import Path
 from typing import Iterator
 
+from grader.grading.verdict_records import first_problem
 from grader.reporting.analysis import AssignmentSummary
 from grader.reporting.csv_files import write_csv_rows
-from grader.grading.verdict_records import first_problem
 from grader.similarity.report import csv_rows as similarity_rows
 
 COLUMNS = ("assignment", "table", "row", "column", "value")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from grader.grading.verdict_records import first_problem
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
+from grader.grading.verdict_records import first_problem
 from grader.reporting import figures
 from grader.reporting.analysis import AssignmentSummary
 from grader.similarity import report as similarity_report

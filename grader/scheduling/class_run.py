@@ -10,14 +10,22 @@ from __future__ import annotations
 import time
 
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn,
-                           TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
-from grader.grading.step_times import CATEGORIES
 from grader.course import Course
 from grader.grading.grade_one import LOG_NAME, GradingOutcome
+from grader.grading.step_times import CATEGORIES
 from grader.scheduling.pool import grade_submissions, pending_submissions
 
 

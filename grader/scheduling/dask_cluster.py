@@ -34,6 +34,14 @@ import socket
 import uuid
 from pathlib import Path
 
+from grader.course import (
+    CONFIG_FILE,
+    Course,
+    enable_concurrent_writers,
+    printable_db_url,
+)
+from grader.grading.grade_one import GradingOutcome, grade_one
+from grader.grading.ungradable_record import record_ungradable
 from grader.scheduling.cluster_security import (
     CA_FILE,
     InsecureSchedulerError,
@@ -42,9 +50,6 @@ from grader.scheduling.cluster_security import (
     listener_problems,
     scheme_of,
 )
-from grader.course import CONFIG_FILE, Course, enable_concurrent_writers, printable_db_url
-from grader.grading.grade_one import GradingOutcome, grade_one
-from grader.grading.ungradable_record import record_ungradable
 
 WORKER_WAIT_SECONDS = 60
 

@@ -14,11 +14,10 @@ import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Callable, Iterable
 
-
-from grader.grading import run_record
 from grader.course import Course, enable_concurrent_writers
-from grader.scheduling.worker_lifetime import die_with_parent
+from grader.grading import run_record
 from grader.grading.grade_one import GradingOutcome, grade_one
+from grader.scheduling.worker_lifetime import die_with_parent
 
 
 def pending_submissions(course: Course, pairs: Iterable[tuple[str, str]],

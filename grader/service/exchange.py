@@ -31,10 +31,18 @@ from nbgrader.utils import parse_utc
 from grader.course import ASSIGNMENTS, Course, read_timestamp
 from grader.grading.nbgrader_apps import load_config
 from grader.grading.screen import student_id_problem
-from grader.service.inbound import (SECRET_FILE, TIMESTAMP_FILE, Collected, HandinBudget,
-                                    InboundFolder, account_name, collect_folder,
-                                    list_folder_exchange, nbgrader_timestamp, read_secret)
-
+from grader.service.inbound import (
+    SECRET_FILE,
+    TIMESTAMP_FILE,
+    Collected,
+    HandinBudget,
+    InboundFolder,
+    account_name,
+    collect_folder,
+    list_folder_exchange,
+    nbgrader_timestamp,
+    read_secret,
+)
 
 
 class CourseExchange:

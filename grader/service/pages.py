@@ -16,6 +16,7 @@ from grader.course import Course, notebook_name
 from grader.grading.status_page import status_page
 from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE
 
+
 def utc(epoch_seconds: float) -> str:
     """``2026-12-01 09:30 UTC``: how pages and log lines name a moment."""
     return datetime.fromtimestamp(epoch_seconds, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

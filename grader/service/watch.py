@@ -28,8 +28,8 @@ import concurrent.futures as cf
 import fcntl
 import hashlib
 import logging
-import os
 import multiprocessing
+import os
 import re
 import shutil
 import signal
@@ -40,20 +40,38 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError
 
+from grader.course import ASSIGNMENTS, Course, enable_concurrent_writers
+from grader.grading.screen import Limits
 from grader.scheduling.cluster_security import InsecureSchedulerError
 from grader.scheduling.dask_cluster import ClusterSetupError
-from grader.course import ASSIGNMENTS, Course, enable_concurrent_writers
+from grader.scheduling.worker_lifetime import die_with_parent
 from grader.service import pages
 from grader.service.exchange import CourseExchange
-from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, HandinRefused, nbgrader_timestamp
-from grader.service.grading import (FEEDBACK, HANDIN, NOT_COLLECTED, Limits, grade_archived,
-                                    warm_up)
+from grader.service.grading import (
+    FEEDBACK,
+    HANDIN,
+    NOT_COLLECTED,
+    grade_archived,
+    warm_up,
+)
+from grader.service.inbound import (
+    SECRET_FILE,
+    TIMESTAMP_FILE,
+    HandinRefused,
+    nbgrader_timestamp,
+)
+from grader.service.journal import (
+    GRADED,
+    HELD,
+    RECEIVED,
+    RELEASED,
+    WAITING,
+    Journal,
+    Row,
+)
 from grader.service.notice import SETTLING_SECONDS, Wakeup
-from grader.service.journal import (GRADED, HELD, RECEIVED, RELEASED, WAITING, Journal,
-                                    Row)
 from grader.service.policy import GradingService, load_policy
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
-from grader.scheduling.worker_lifetime import die_with_parent
 
 log = logging.getLogger("grader.watch")
 HOUR = 3600.0

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import nbformat
 
 from grader.course import Course
-from grader.notebook_cells import model_answer
 from grader.grading.ungradable_record import ungradable_reason
+from grader.notebook_cells import model_answer
 
 MAX_NOTEBOOK_BYTES = 5 * 1024 * 1024  # the grading service's own limit (max_notebook_megabytes)
 

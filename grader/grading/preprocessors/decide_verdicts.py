@@ -16,10 +16,18 @@ from nbformat.notebooknode import NotebookNode, from_dict
 
 from grader import kernel_side
 from grader.checks import get_check, reference_cache
-from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
+from grader.checks.api import (
+    NO_REPORT,
+    NOT_ATTEMPTED,
+    NOT_DEFINED,
+    Case,
+    Verdict,
+    not_attempted_problem,
+)
 from grader.course import Course
-from grader.grading.probe_cells import METADATA_KEY
 from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
+from grader.grading.probe_cells import METADATA_KEY
+
 MAX_REPORT_BYTES = 2_000_000
 # The error output that makes nbgrader score a test cell 0 (its name is what a student may see).
 NO_POINTS = "No points for this test"

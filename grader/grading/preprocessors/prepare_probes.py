@@ -18,18 +18,22 @@ from traitlets import Integer
 
 from grader import kernel_side
 from grader.checks import get_check
+from grader.grading.gradebook_cells import notebook_cells
+from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
+from grader.grading.probe_cells import (
+    METADATA_KEY,
+    probe_cells_from_gradebook,
+    probe_names,
+)
 from grader.grading.seeds import course_secret, submission_seed
+from grader.grading.student_numbers import NUMBERS_CELL, with_graded_student
 from grader.grading.submission_fingerprint import (
     handin_files,
     handin_files_fingerprint,
     notebook_fingerprint,
     submission_fingerprint,
 )
-from grader.grading.student_numbers import NUMBERS_CELL, with_graded_student
 from solutions.variants import numbers_for
-from grader.grading.gradebook_cells import notebook_cells
-from grader.grading.probe_cells import METADATA_KEY, probe_cells_from_gradebook, probe_names
-from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
 
 _KERNEL_PROBE_SOURCE = Path(kernel_side.__file__).read_text(encoding="utf-8")
 
