@@ -184,3 +184,10 @@ def course_root_of(preprocessor) -> str:
     if coursedir is not None:
         return coursedir.root
     return CourseDirectory(config=preprocessor.config).root
+
+
+def load_config(course: Course):
+    """The traitlets config of the course's ``nbgrader_config.py``."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    return PyFileConfigLoader(CONFIG_FILE, path=str(course.root)).load_config()

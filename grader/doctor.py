@@ -361,11 +361,16 @@ def service_findings(course_root: str) -> list[Finding]:
 
     from grader.course import Course
     from grader.service.exchange import CourseExchange
-    from grader.service.inbound import HandinRefused, InboundFolder, collect_folder
-    from grader.service.policy import load_policy as load_service_policy
+    from grader.service.inbound import (
+        HandinRefused,
+        InboundFolder,
+        collect_folder,
+        handin_budget,
+    )
+    from grader.service_policy import load_policy as load_service_policy
 
     course = Course(Path(course_root).resolve())
-    budget = load_service_policy(course).handin_budget()
+    budget = handin_budget(load_service_policy(course))
     with tempfile.TemporaryDirectory(prefix="grader-doctor-inbound-") as top:
         inbound = Path(top, "inbound")
         canary = Path(top, "canary.txt")

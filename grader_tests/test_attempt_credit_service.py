@@ -14,8 +14,8 @@ from nbgrader.api import Gradebook
 from grader.demo.corpus import Submission, build_notebook
 from grader.grading.attempt_credit import AttemptCredit
 from grader.scheduling.pool import grade_class
-from grader.service.policy import GradingService as Policy
 from grader.service.watch import GradingLoop
+from grader.service_policy import GradingService as Policy
 from grader_tests.service_setup import (
     ServiceCourse,
     accounts_skip_reason,

@@ -10,9 +10,9 @@ from browser import open_page  # the browser fixtures come from conftest.py
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from grader.checks.api import CaseVerdict, Misconception, Verdict
+from grader.course import load_config
 from grader.demo.corpus import get_submission, hand_in
 from grader.grading.grade_one import grade_one
-from grader.grading.nbgrader_apps import load_config
 from grader.grading.preprocessors.decide_verdicts import verdict_outputs
 from grader.grading.preprocessors.feedback_page import (
     CALLS_A_STUB_NOTE,

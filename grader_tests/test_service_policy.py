@@ -8,9 +8,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.service.journal import HELD, RELEASED, WAITING
-from grader.service.policy import GradingService as Policy
-from grader.service.policy import load_policy
 from grader.service.watch import HOUR, GradingLoop
+from grader.service_policy import GradingService as Policy
+from grader.service_policy import load_policy
 from grader_tests.service_setup import (
     ServiceCourse,
     accounts_skip_reason,

@@ -8,14 +8,8 @@ from __future__ import annotations
 from nbgrader.converters import GenerateAssignment, GenerateFeedback
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log
-from traitlets.config.loader import PyFileConfigLoader
 
-from grader.course import Course
-
-
-def load_config(course: Course):
-    """The traitlets config of the course's ``nbgrader_config.py``."""
-    return PyFileConfigLoader("nbgrader_config.py", path=str(course.root)).load_config()
+from grader.course import Course, load_config
 
 
 def _coursedir(course: Course, config, assignment: str, student: str = "*") -> CourseDirectory:

@@ -28,8 +28,7 @@ from nbgrader.exchange.default import ExchangeCollect as DefaultCollect
 from nbgrader.exchange.exchange_factory import ExchangeFactory
 from nbgrader.utils import parse_utc
 
-from grader.course import ASSIGNMENTS, Course, read_timestamp
-from grader.grading.nbgrader_apps import load_config
+from grader.course import ASSIGNMENTS, Course, load_config, read_timestamp
 from grader.grading.screen import student_id_problem
 from grader.service.inbound import (
     SECRET_FILE,

@@ -380,3 +380,9 @@ def _name_time(timestamp: str | None) -> float:
 def nbgrader_timestamp(epoch_seconds: float) -> str:
     """``2026-12-01 10:16:38.123456 UTC``: the form of nbgrader's ``timestamp.txt``."""
     return datetime.fromtimestamp(epoch_seconds, timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z")
+
+
+def handin_budget(policy) -> HandinBudget:
+    """What one hand-in may hold under the course's ``c.GradingService`` settings (``grader.service_policy``)."""
+    return HandinBudget(max_bytes=int(policy.max_handin_megabytes * 1e6),
+                        max_entries=policy.max_handin_files, max_notebooks=policy.max_handin_notebooks)

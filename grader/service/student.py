@@ -14,8 +14,8 @@ import pwd
 import shutil
 import subprocess
 from contextlib import contextmanager
-from typing import Iterable, Iterator
 from pathlib import Path
+from typing import Iterable, Iterator
 
 from nbgrader.auth import Authenticator
 from nbgrader.coursedir import CourseDirectory

@@ -58,6 +58,7 @@ from grader.service.inbound import (
     SECRET_FILE,
     TIMESTAMP_FILE,
     HandinRefused,
+    handin_budget,
     nbgrader_timestamp,
 )
 from grader.service.journal import (
@@ -70,8 +71,8 @@ from grader.service.journal import (
     Row,
 )
 from grader.service.notice import SETTLING_SECONDS, Wakeup
-from grader.service.policy import GradingService, load_policy
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
+from grader.service_policy import GradingService, load_policy
 
 log = logging.getLogger("grader.watch")
 HOUR = 3600.0
@@ -278,7 +279,7 @@ class GradingLoop:
         archive = self.archive_of(row)
         refusal = folder.problem
         try:
-            collected = self.exchange.collect(folder, archive / HANDIN, self.policy.handin_budget())
+            collected = self.exchange.collect(folder, archive / HANDIN, handin_budget(self.policy))
             secret_digest = collected.secret_digest
             counted_at = collected.counted_at
         except FileNotFoundError:

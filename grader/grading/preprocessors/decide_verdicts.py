@@ -79,7 +79,7 @@ class DecideVerdicts(CoursePreprocessor):
             credit_with_history,
             submission_timestamp,
         )
-        from grader.service.policy import GradingService
+        from grader.service_policy import GradingService
 
         info = resources["nbgrader"]
         if not GradingService(config=self.config).feedback_is_immediate(info["assignment"]):

@@ -14,9 +14,7 @@ from __future__ import annotations
 from traitlets import Bool, Dict, Float, Int
 from traitlets.config import Configurable
 
-from grader.course import Course
-from grader.grading.nbgrader_apps import load_config
-from grader.service.inbound import HandinBudget
+from grader.course import Course, load_config
 
 
 class GradingService(Configurable):
@@ -64,11 +62,6 @@ class GradingService(Configurable):
 
     def feedback_is_immediate(self, assignment: str) -> bool:
         return self.immediate_feedback.get(assignment, self.immediate_feedback_default)
-
-    def handin_budget(self) -> HandinBudget:
-        """What one hand-in may hold (grader.service.inbound)."""
-        return HandinBudget(max_bytes=int(self.max_handin_megabytes * 1e6),
-                            max_entries=self.max_handin_files, max_notebooks=self.max_handin_notebooks)
 
 
 def load_policy(course: Course) -> GradingService:
