@@ -105,7 +105,7 @@ def cmd_report(args) -> int:
 
 def cmd_similarity(args) -> int:
     from grader.similarity import similar_pairs
-    from grader.similarity.report import render as render_similarity
+    from grader.similarity.report import print_similar_pairs
 
     course = _course(args)
     if not course.students(args.assignment):
@@ -114,7 +114,7 @@ def cmd_similarity(args) -> int:
         report = similar_pairs(course, args.assignment)
     except FileNotFoundError as exc:
         raise SystemExit(f"error: {exc}") from None
-    render_similarity(report, make_console())
+    print_similar_pairs(report, make_console())
     if report.pairs:
         print(f"side by side: `grader report {args.assignment}`, section \"Possibly written together\"")
     return 0

@@ -35,7 +35,7 @@ from grader.reporting.terminal import print_class_report
 from grader.sandbox.privileges import demo_refusal
 from grader.scheduling.pool import grade_class
 from grader.similarity import similar_pairs
-from grader.similarity.report import render as render_similarity
+from grader.similarity.report import print_similar_pairs
 
 #: The demo's section titles, in order (short enough for an 80-column terminal).
 STEPS = ("1. The lessons' claims, recomputed", "2. A course folder; all four assignments released",
@@ -107,7 +107,7 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     console.rule(STEPS[5])
     for assignment in ASSIGNMENTS:
         print_class_report(build_report(course, assignment), console)
-        render_similarity(similar_pairs(course, assignment), console)
+        print_similar_pairs(similar_pairs(course, assignment), console)
     page, table = write_report(course, list(ASSIGNMENTS))
     console.print(f"\ngrades: {course.root / 'grades.csv'}\nfeedback pages: {course.root / 'feedback'}"
                   f"\nclass report tables: {table}", soft_wrap=True, highlight=False)

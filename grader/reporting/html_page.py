@@ -68,7 +68,7 @@ def assignment_figures(summary: AssignmentSummary) -> dict[str, Figure]:
                              f"Share of students with full marks on each check of {name}, hardest first"),
         "discrimination": Figure(figures.discrimination([(c.check, c.discrimination) for c in summary.checks]),
                                  f"Item discrimination of each check of {name}"),
-        "grading_times": Figure(figures.grading_times(list(summary.grading_seconds.values())),
+        "grading_times": Figure(figures.grading_time_histogram(list(summary.grading_seconds.values())),
                                 f"Histogram of grading seconds per submission of {name}"),
     }
 

@@ -36,7 +36,7 @@ from grader.service.inbound import (
     Collected,
     HandinBudget,
     InboundFolder,
-    account_name,
+    name_of_uid,
     collect_folder,
     list_folder_exchange,
     nbgrader_timestamp,
@@ -93,7 +93,7 @@ class CourseExchange:
             return f"the name {student!r} is not a student id"
         if uid == 0:
             return "the folder belongs to root, not to a student's account"
-        owner = account_name(uid)
+        owner = name_of_uid(uid)
         if owner.startswith("uid "):
             return f"the folder belongs to {owner}, which has no account"
         if owner != student and self.check_owner:

@@ -89,7 +89,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
             assignment, reason, student=student, handed_in=read_timestamp(archive_dir / HANDIN) or ""))
         problem = reason
     else:
-        problem = first_problem(course, assignment, student)
+        problem = first_problem_of_notebook(course, assignment, student)
     feedback_copy = archive_dir / FEEDBACK
     if feedback_copy.exists():
         shutil.rmtree(feedback_copy)
@@ -123,7 +123,7 @@ def _score(course: Course, assignment: str, student: str) -> tuple[float, float]
             return 0.0, float(gb.find_assignment(assignment).max_score)
 
 
-def first_problem(course: Course, assignment: str, student: str) -> str:
+def first_problem_of_notebook(course: Course, assignment: str, student: str) -> str:
     """The first failing check of the autograded notebook and its diagnosis (``softmax: no max subtraction``), or ``—``."""
     try:
         notebook = nbformat.read(course.autograded_notebook(student, assignment), as_version=4)

@@ -22,7 +22,7 @@ def utc(epoch_seconds: float) -> str:
     return datetime.fromtimestamp(epoch_seconds, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def render(student: str, assignment: str, timestamp: str, headline: str, detail: str, todo: str,
+def status_page_of(student: str, assignment: str, timestamp: str, headline: str, detail: str, todo: str,
            waiting: bool = False) -> str:
     """The HTML of a status page for one hand-in (``grader.grading.status_page``; every value escaped)."""
     return status_page(assignment, headline, detail, todo, student=student, handed_in=timestamp, waiting=waiting)

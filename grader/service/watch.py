@@ -325,7 +325,7 @@ class GradingLoop:
         """Tell a refused hand-in's author why, through a staging folder: the course's own
         ``feedback/`` (the named student's real feedback) is never touched by it."""
         staging = self.course.state_dir / "refusing"
-        page = pages.render(row.student, row.assignment, row.timestamp, "refused", row.refusal,
+        page = pages.status_page_of(row.student, row.assignment, row.timestamp, "refused", row.refusal,
                             "hand in your own work from your own account with Submit "
                             "(nbgrader submit), holding only the files of your assignment folder.")
         pages.place(self.course, row.student, row.assignment, self.archive_of(row) / HANDIN, page,
@@ -424,7 +424,7 @@ class GradingLoop:
             not_before = starts[len(starts) - limit] + HOUR
             if row.state != WAITING or row.not_before != not_before:
                 self.journal.update(row.id, state=WAITING, not_before=not_before)
-                self._place_and_release(row, pages.render(
+                self._place_and_release(row, pages.status_page_of(
                     row.student, row.assignment, row.timestamp, "waiting to be graded",
                     f"this course grades at most {limit} submissions of an assignment per student "
                     f"per hour; this one will be graded at {pages.utc(not_before)} and its "
@@ -442,7 +442,7 @@ class GradingLoop:
         future.add_done_callback(self.wakeup.set)
 
     def _answer_without_grading(self, row: Row, outcome: str, detail: str, todo: str) -> None:
-        self._place_and_release(row, pages.render(row.student, row.assignment, row.timestamp,
+        self._place_and_release(row, pages.status_page_of(row.student, row.assignment, row.timestamp,
                                                   outcome, detail, todo))
         self.journal.update(row.id, state=RELEASED, outcome=outcome, problem=detail,
                             finished_at=self.clock())
@@ -506,7 +506,7 @@ class GradingLoop:
         hold = (not self.policy.feedback_is_immediate(row.assignment) and due is not None
                 and row.submitted_at <= due and self.clock() < due)
         if hold:
-            self._place_and_release(row, pages.render(
+            self._place_and_release(row, pages.status_page_of(
                 row.student, row.assignment, row.timestamp, "received and graded",
                 f"feedback for this assignment is released after its due date, {pages.utc(due)}.",
                 "nothing; fetch feedback again after the due date.", waiting=True), archive=False)
