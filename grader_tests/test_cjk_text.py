@@ -27,7 +27,7 @@ from grader.reporting import figures
 from grader.reporting.analysis import assignment_summary
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.html_page import render_page
-from grader.service.pages import render
+from grader.service.pages import status_page_of
 
 TAG = "方差证明"
 NO_GLYPH_ANYWHERE = "\u0378"
@@ -153,6 +153,6 @@ def test_the_ungradable_page_draws_chinese_text_with_real_glyphs(browser, tmp_pa
 @pytest.mark.slow
 def test_the_service_status_page_draws_chinese_text_with_real_glyphs(browser, tmp_path):  # noqa: F811
     page = tmp_path / "status.html"
-    page.write_text(render("ada", "01_variance", "2026-12-01 10:00 UTC", "received",
+    page.write_text(status_page_of("ada", "01_variance", "2026-12-01 10:00 UTC", "received",
                            f"your notes on {TAG} were received", "wait"), encoding="utf-8")
     assert_drawn_with_glyphs(browser, page)
