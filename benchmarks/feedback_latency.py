@@ -81,10 +81,10 @@ def load() -> str:
 
 def grading_work(top: Path, notebooks: dict[str, str], runs: int) -> tuple[list[float], dict[str, list[float]]]:
     """Seconds of grade + feedback page of each notebook, warm, in this process (``runs`` each),
-    and the seconds of each part of them (the grading's steps, ``grader.breakdown``, and the page)."""
-    from grader import nbgrader_runner
+    and the seconds of each part of them (the grading's steps, ``grader.grading.step_times``, and the page)."""
     from grader.course import create_course
-    from grader.parallel import grade_one
+    from grader.grading import nbgrader_apps
+    from grader.grading.grade_one import grade_one
     from grader.release import generate_release
 
     course = create_course(top / "work")
@@ -99,7 +99,7 @@ def grading_work(top: Path, notebooks: dict[str, str], runs: int) -> tuple[list[
             started = time.perf_counter()
             outcome = grade_one(str(course.root), ASSIGNMENT, student)
             graded = time.perf_counter()
-            nbgrader_runner.generate_feedback_warm(course, ASSIGNMENT, student)
+            nbgrader_apps.generate_feedback_warm(course, ASSIGNMENT, student)
             if run:  # the first round warms the process up
                 seconds.append(time.perf_counter() - started)
                 for name, value in {**outcome.times, "feedback page": time.perf_counter() - graded}.items():
@@ -377,9 +377,10 @@ def main(argv: list[str] | None = None) -> int:
     top = Path(tempfile.mkdtemp(prefix="feedback-latency-"))
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     import nbformat
+
     from grader.course import create_course
+    from grader.demo.corpus import build_notebook, get_submission
     from grader.service.student import temporary_accounts
-    from grader.submissions import build_notebook, get_submission
 
     template = create_course(top / "template")
     from grader.release import generate_release

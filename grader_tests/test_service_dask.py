@@ -18,7 +18,7 @@ from nbgrader.api import Gradebook
 from grader.course import DB_URL_VARIABLE, notebook_name
 from grader.release import generate_release
 from grader.service.journal import RELEASED, Journal
-from grader.service.watch import GradingService, serve
+from grader.service.watch import GradingLoop, serve
 from grader_tests.dask_workers import pid_of_worker_running
 from grader_tests.service_setup import accounts_skip_reason, temporary_service_course
 
@@ -63,7 +63,7 @@ def test_the_service_grades_hand_ins_on_the_cluster_and_releases_their_feedback(
     ann = setup.hand_in("ann", ASSIGNMENT, {NOTEBOOK: model})
     bo = setup.hand_in("bo", ASSIGNMENT, {NOTEBOOK: wrong})
 
-    GradingService(setup.course, scheduler=cluster.scheduler_address,
+    GradingLoop(setup.course, scheduler=cluster.scheduler_address,
                    insecure_scheduler=True).run(once=True)
 
     recorded = {row.student: row for row in rows(setup)}
@@ -90,7 +90,7 @@ def test_workers_that_would_write_to_another_gradebook_keep_the_service_from_sta
 def test_a_worker_killed_mid_grading_has_the_hand_in_graded_on_another_worker(setup, cluster):
     side = setup.hand_in("ann", LOOPING, {f"{notebook_name(LOOPING)}.ipynb":
                                           setup.notebook_text(LOOPING, "infinite_loop")})
-    running = threading.Thread(target=lambda: GradingService(  # its journal belongs to its thread
+    running = threading.Thread(target=lambda: GradingLoop(  # its journal belongs to its thread
         setup.course, scheduler=cluster.scheduler_address, insecure_scheduler=True).run(once=True))
     with distributed.Client(cluster.scheduler_address, set_as_default=False) as watcher:
         running.start()
@@ -118,7 +118,7 @@ def test_on_the_cluster_with_a_postgresql_gradebook_the_scores_are_recorded_ther
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
-        GradingService(setup.course, scheduler=cluster.scheduler_address,
+        GradingLoop(setup.course, scheduler=cluster.scheduler_address,
                        insecure_scheduler=True).run(once=True)
 
     recorded = {row.student: row for row in rows(setup)}
