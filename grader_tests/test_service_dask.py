@@ -119,7 +119,7 @@ def test_on_the_cluster_with_a_postgresql_gradebook_the_scores_are_recorded_ther
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         GradingLoop(setup.course, scheduler=cluster.scheduler_address,
-                       insecure_scheduler=True).run(once=True)
+                    insecure_scheduler=True).run(once=True)
 
     recorded = {row.student: row for row in rows(setup)}
     assert {(row.state, row.outcome) for row in recorded.values()} == {(RELEASED, "graded")}
