@@ -171,7 +171,7 @@ def test_a_student_cannot_read_source_gradebook_solutions_or_service_state(loop)
     course, _, (_, bob), _ = loop
     for path in (course.source_notebook(ASSIGNMENT), course.gradebook, course.root / ".grader",
                  course.root / "submitted", course.root / "autograded",
-                 REPO_ROOT / "solutions" / "softmax.py", REPO_ROOT / "source" / ASSIGNMENT / NOTEBOOK):
+                 REPO_ROOT / "solutions" / "saturation.py", REPO_ROOT / "source" / ASSIGNMENT / NOTEBOOK):
         assert path.exists(), path
         assert not bob.can("cat", str(path)) and not bob.can("ls", str(path)), path
 
