@@ -27,11 +27,13 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 from traitlets.config.loader import PyFileConfigLoader
 
+from grader.settings import DB_URL
+from grader.state_folders import STATE_DIR_NAME
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-STATE_DIR_NAME = ".grader"
 CONFIG_FILE = "nbgrader_config.py"
 # The environment variable the course's nbgrader_config.py reads for a gradebook other than SQLite.
-DB_URL_VARIABLE = "GRADER_DB_URL"
+DB_URL_VARIABLE = DB_URL.name
 
 # assignment id -> notebook name (without .ipynb), in teaching order.
 ASSIGNMENTS: dict[str, str] = {

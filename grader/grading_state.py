@@ -30,8 +30,8 @@ from pathlib import Path
 
 from grader.course import REPO_ROOT, Course
 from grader.seeds import course_secret
+from grader.state_folders import RUN_RECORDS
 
-RECORDS_FOLDER = "autograde"
 DISTRIBUTION = "scaled-attention-lab"
 
 
@@ -76,7 +76,7 @@ def fingerprint(course: Course, assignment: str, student: str) -> str:
 
 
 def record_path(course: Course, assignment: str, student: str) -> Path:
-    return course.state_dir / RECORDS_FOLDER / assignment / f"{student}.json"
+    return course.state_dir / RUN_RECORDS / assignment / f"{student}.json"
 
 
 def read_record(course: Course, assignment: str, student: str) -> dict | None:

@@ -37,10 +37,10 @@ from grader.feedback import write_ungradable_page
 from grader.gradebook_batch import reuse_gradebook_connections
 from grader.metadata_validation import validate_metadata_with_cached_schema
 from grader.sandbox.submitted_links import quarantine_folder, quarantine_submission
+from grader.state_folders import AUTOGRADE_LOG as LOG_NAME
 from grader.ungradable import clear_ungradable, record_ungradable
 from grader.worker_lifetime import die_with_parent
 
-LOG_NAME = "autograde.log"
 
 
 @dataclass(frozen=True)

@@ -30,13 +30,14 @@ from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Integer
 
 from grader import kernel_probe
 from grader.checks import get_check, reference_cache
 from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
 from grader.course import Course
 from grader.seeds import course_secret, submission_seed
+from grader.settings import traits_of
+from grader.state_folders import QUIZ_ANSWERS
 from grader.submission_fingerprint import (
     handin_files, handin_files_fingerprint, notebook_fingerprint, submission_fingerprint,
 )
@@ -104,12 +105,7 @@ class CoursePreprocessor(NbGraderPreprocessor):
 class PrepareProbes(CoursePreprocessor):
     """Replace each probe cell's source by this run's probe code; keep the plan in cell metadata."""
 
-    seed = Integer(
-        None, allow_none=True,
-        help="Fixed seed for the hidden inputs of every notebook (for debugging a check); None derives each "
-             "submission's seed from the course secret, the student, the assignment and what was handed in "
-             "(the code by its parse tree, the files beside the notebook).",
-    ).tag(config=True)
+    locals().update(traits_of("PrepareProbes"))  # seed (grader.settings)
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
@@ -257,13 +253,9 @@ def reported_answer(outputs, record) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-#: Where the grading side keeps each student's latest quiz answers (for the class report).
-QUIZ_ANSWERS_FOLDER = "quiz_answers"
-
-
 def write_quiz_answers(state_dir: Path, assignment: str, student: str, answers: dict) -> None:
     """Keep ``student``'s graded quiz answers of ``assignment`` in the private ``.grader/`` folder."""
-    folder = Path(state_dir) / QUIZ_ANSWERS_FOLDER / assignment
+    folder = Path(state_dir) / QUIZ_ANSWERS / assignment
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{student}.json"
     temporary = target.with_suffix(".json.tmp")

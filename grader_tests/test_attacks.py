@@ -17,7 +17,7 @@ import pytest
 
 from grader.course import Course
 from grader.parallel import grade_class
-from grader.sandbox.policy import SandboxPolicy
+from grader.sandbox.limits import SandboxLimits
 from grader.ungradable import ungradable_reason
 
 from attack_harness import (
@@ -145,7 +145,7 @@ def test_graded_folders_hold_only_regular_files_and_folders(graded):
 
 
 def test_files_written_while_grading_stay_under_the_file_size_limit(graded):
-    limit = SandboxPolicy().file_size_limit
+    limit = SandboxLimits().file_size_limit
     too_large = {f"{batch.name}/{path.relative_to(batch.course.root)}": path.stat().st_size
                  for batch in graded.batches for path in (batch.course.root / "autograded").rglob("*")
                  if path.is_file() and not path.is_symlink() and path.suffix != ".ipynb"

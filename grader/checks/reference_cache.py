@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-FILE_NAME = "reference_statistics.sqlite"
+from grader.state_folders import REFERENCE_STATISTICS as FILE_NAME
 
 _folder: Path | None = None
 _memory: dict[str, float] = {}

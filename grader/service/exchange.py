@@ -34,6 +34,7 @@ from grader.parallel import student_id_problem
 from grader.service.inbound import (SECRET_FILE, TIMESTAMP_FILE, Collected, HandinBudget,
                                     HandinRefused, InboundFolder, account_name, collect_folder,
                                     list_folder_exchange, nbgrader_timestamp, read_secret)
+from grader.state_folders import COLLECT_STAGING
 
 
 
@@ -133,7 +134,7 @@ class CourseExchange:
         return self._plugin_collect(folder, dest)
 
     def _plugin_collect(self, folder: InboundFolder, dest: Path) -> Collected:
-        staging = self.course.state_dir / "collecting"
+        staging = self.course.state_dir / COLLECT_STAGING
         collected = staging / "submitted" / folder.student / folder.assignment
         if collected.exists():
             shutil.rmtree(collected)
