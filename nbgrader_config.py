@@ -98,7 +98,7 @@ c.Exchange.root = EXCHANGE_ROOT.read()
 # A submission may be collected once per hand-in; the one that counts is the last before the due
 # date (nbgrader's own rule), a late one only when nothing came in on time.
 c.ExchangeCollect.before_duedate = True
-# Course policy (defaults shown; see grader/service/policy.py):
+# Course policy (defaults shown; every setting, its default and unit: grader/settings.py):
 c.GradingService.immediate_feedback_default = True   # feedback as soon as graded, before the due date
 c.GradingService.immediate_feedback = {}             # per assignment, e.g. {"04_attention": False}
 c.GradingService.max_graded_per_hour = 6             # per student and assignment; more wait, never dropped

@@ -33,7 +33,7 @@ from grader.console import make_console
 from grader.sandbox import SandboxLimits, doctor_checks, leftovers
 from grader.sandbox import layers as L
 from grader.sandbox.launcher import processes_with_marker
-from grader.sandbox.limits import SandboxError, load_sandbox_limits, package_dirs
+from grader.sandbox.limits import SandboxError, package_dirs
 from grader.sandbox.run import SandboxRun
 
 ACTIVE = "active"
@@ -70,6 +70,21 @@ def load_settings(config_file: str | None) -> dict:
     folder, name = os.path.split(os.path.abspath(config_file))
     config = PyFileConfigLoader(name, path=folder).load_config()
     return dict(config.get("SandboxedExecute", {}))
+
+
+def configured_limits(settings: dict) -> SandboxLimits:
+    """The sandbox limits ``settings`` (a ``c.SandboxedExecute`` section) give, read by the traitlets
+    grading reads them with (``grader.settings``): an unknown name is warned about and a mistyped
+    value refused, as for grading; ``SystemExit`` names a refused one."""
+    from traitlets import TraitError
+    from traitlets.config import Config
+
+    from grader.sandbox import SandboxedExecute
+
+    try:
+        return SandboxedExecute(config=Config({"SandboxedExecute": settings})).sandbox_limits()
+    except (TraitError, ValueError) as exc:
+        raise SystemExit(f"grader doctor: the course's SandboxedExecute settings are invalid: {exc}") from None
 
 
 def _make_course(root: str) -> dict[str, list[str]]:
@@ -433,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     if config_file is None and os.path.isfile("nbgrader_config.py"):
         config_file = "nbgrader_config.py"
     settings = load_settings(config_file)
-    limits = load_sandbox_limits(settings)
+    limits = configured_limits(settings)
     course_root = os.path.dirname(os.path.abspath(config_file)) if config_file else None
     is_course = course_root is not None and any(
         os.path.exists(os.path.join(course_root, name)) for name in ("source", "gradebook.db"))
