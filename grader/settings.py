@@ -224,6 +224,14 @@ def settings_of(section: str) -> tuple[Setting, ...]:
     return found
 
 
+def setting(section: str, name: str) -> Setting:
+    """The declaration of ``c.<section>.<name>``."""
+    for s in settings_of(section):
+        if s.name == name:
+            return s
+    raise KeyError(f"no setting {section}.{name} is declared")
+
+
 def traits_of(section: str) -> dict[str, TraitType]:
     """``{name: configurable traitlet}`` for every setting of ``section``, to add to its class."""
     return {s.name: s.trait() for s in settings_of(section)}

@@ -42,6 +42,15 @@ def test_every_declared_section_has_its_configurable():
     assert {s.section for s in settings.SETTINGS} == set(CONFIGURABLES)
 
 
+@pytest.mark.parametrize("section", CONFIGURABLES)
+def test_every_setting_a_configurable_adds_is_declared(section):
+    cls = configurable(section)
+    inherited = {name for base in cls.__mro__[1:] if hasattr(base, "class_traits")
+                 for name in base.class_traits()}
+    added = set(cls.class_own_traits(config=True)) - inherited
+    assert added == {s.name for s in settings.settings_of(section)}
+
+
 @pytest.mark.parametrize("setting", EVERY_SETTING)
 def test_configurable_trait_has_the_declared_default_and_help(setting):
     trait = configurable(setting.section).class_traits()[setting.name]

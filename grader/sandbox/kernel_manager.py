@@ -11,7 +11,7 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Instance, Integer, List, Unicode, default
 
-from grader.settings import traits_of
+from grader.settings import setting, traits_of
 
 from . import zygote
 from .kernel_client import ReadyWhenAnsweredClient
@@ -57,7 +57,8 @@ class SandboxedKernelManager(AsyncKernelManager):
     # c.SandboxedKernelManager settings (grader.settings): fork_from_zygote, quick_handshake.
     locals().update(traits_of("SandboxedKernelManager"))
     sandbox = Instance(SandboxRun, allow_none=True)
-    max_message_bytes = Integer(32 * 2 ** 20, allow_none=True, help=(
+    max_message_bytes = Integer(setting("SandboxedExecute", "max_message_bytes").default,
+                                allow_none=True, help=(
         "Largest message the grader accepts from the kernel (ZMQ_MAXMSGSIZE on its client "
         "sockets); a kernel sending a larger one is disconnected and the message is lost."))
     exit_code: int | None = None
