@@ -12,8 +12,8 @@ import pytest
 from rich.console import Console
 
 from grader.course import REPO_ROOT
-from grader.demo import run_demo
-from grader.privileges import ROOT_LAYERS, demo_refusal
+from grader.demo.run import run_demo
+from grader.sandbox.privileges import ROOT_LAYERS, demo_refusal
 
 NOBODY = 65534
 
@@ -44,12 +44,11 @@ def test_make_demo_as_an_ordinary_user_stops_before_installing_anything():
     # A checkout the other user can reach: a pytest tmp_path sits under a folder only root enters.
     checkout = Path(tempfile.mkdtemp(prefix="demo-needs-"))
     try:
-        (checkout / "grader").mkdir()
-        for name in ("Makefile", "pyproject.toml", "grader/__init__.py", "grader/privileges.py"):
+        shutil.copytree(REPO_ROOT / "grader", checkout / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+        for name in ("Makefile", "pyproject.toml"):
             shutil.copy(REPO_ROOT / name, checkout / name)
-            os.chmod(checkout / name, 0o644)
-        for path in (checkout, checkout / "grader"):
-            os.chmod(path, 0o777)
+        for path in [checkout, *checkout.rglob("*")]:
+            os.chmod(path, 0o777 if path.is_dir() else 0o644)
         run = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
                               "make", "demo", "PYTHON=/usr/bin/python3.11"], cwd=checkout,
                              capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})

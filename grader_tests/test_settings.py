@@ -19,10 +19,10 @@ from grader.state_folders import STATE_ENTRIES
 CONFIGURABLES = {
     "SandboxedExecute": "grader.sandbox.execute:SandboxedExecute",
     "SandboxedKernelManager": "grader.sandbox.kernel_manager:SandboxedKernelManager",
-    "PrepareProbes": "grader.verdicts:PrepareProbes",
-    "AttemptCredit": "grader.attempts:AttemptCredit",
+    "PrepareProbes": "grader.grading.preprocessors.prepare_probes:PrepareProbes",
+    "AttemptCredit": "grader.grading.attempt_credit:AttemptCredit",
     "FeedbackExporter": "grader.pages.exporter:FeedbackExporter",
-    "GradingService": "grader.service.policy:GradingService",
+    "GradingService": "grader.service_policy:GradingService",
 }
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solutions.softmax import softmax
-from solutions.variants import LESSON_NUMBERS
+from solutions.saturation import softmax
 from solutions.validation import (
     as_bool_array,
     as_float_array,
@@ -19,6 +18,7 @@ from solutions.validation import (
     as_real,
 )
 from solutions.variance import mean_and_variance
+from solutions.variants import LESSON_NUMBERS
 
 
 def _broadcast_leading(shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
