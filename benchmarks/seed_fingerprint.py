@@ -26,11 +26,7 @@ from pathlib import Path
 import nbformat
 
 from grader.course import ASSIGNMENTS, REPO_ROOT, Course
-from grader.grading.submission_fingerprint import (
-    handin_files,
-    handin_files_fingerprint,
-    notebook_fingerprint,
-)
+from grader.grading.submission_fingerprint import handin_files, handin_files_fingerprint, notebook_fingerprint
 
 
 def text_fingerprint(nb) -> str:

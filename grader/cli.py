@@ -52,10 +52,7 @@ def cmd_autograde(args) -> int:
 
     course = _course(args)
     if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.scheduling.dask_cluster)
-        from grader.scheduling.cluster_security import (
-            InsecureSchedulerError,
-            client_security,
-        )
+        from grader.scheduling.cluster_security import InsecureSchedulerError, client_security
         from grader.scheduling.dask_cluster import ClusterSetupError
 
         try:

@@ -376,12 +376,7 @@ def service_findings(course_root: str) -> list[Finding]:
 
     from grader.course import Course
     from grader.service.exchange import CourseExchange
-    from grader.service.inbound import (
-        HandinRefused,
-        InboundFolder,
-        collect_folder,
-        handin_budget,
-    )
+    from grader.service.inbound import HandinRefused, InboundFolder, collect_folder, handin_budget
     from grader.service_policy import load_service_policy
 
     course = Course(Path(course_root).resolve())
@@ -426,10 +421,7 @@ def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
     from pathlib import Path
 
     from grader.course import Course
-    from grader.scheduling.cluster_security import (
-        certificates_report,
-        not_configured_note,
-    )
+    from grader.scheduling.cluster_security import certificates_report, not_configured_note
 
     try:
         import distributed  # noqa: F401

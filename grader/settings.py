@@ -318,9 +318,9 @@ def reference_markdown() -> str:
     from grader.state_folders import STATE_DIR_NAME, STATE_ENTRIES
 
     lines = ["# Settings reference", "",
-             "Settings go in the course's `nbgrader_config.py` as `c.<Section>.<setting> = value`. "
-             "Sizes are in bytes unless the unit says otherwise, times in seconds; `None`, where a "
-             "setting allows it, means no limit. nbgrader's own settings are documented by nbgrader.",
+             ("Settings go in the course's `nbgrader_config.py` as `c.<Section>.<setting> = value`. "
+              "Sizes are in bytes unless the unit says otherwise, times in seconds; `None`, where a "
+              "setting allows it, means no limit. nbgrader's own settings are documented by nbgrader."),
              ""]
     for section in dict.fromkeys(s.section for s in SETTINGS):
         lines += [f"## {section}", "", "| setting | type | default | meaning |", "|---|---|---|---|"]
@@ -334,8 +334,8 @@ def reference_markdown() -> str:
         unset = variable.default if variable.default is not None else variable.default_note
         lines.append(f"| `{variable.name}` | {_cell(variable.meaning)} | {_cell(unset)} |")
     lines += ["", f"## The course's `{STATE_DIR_NAME}/` folder", "",
-              f"`{STATE_DIR_NAME}/` (mode 0700) is the grading process's private state; no kernel "
-              "and no student can reach it.", "", "| entry | holds | who may read it |", "|---|---|---|"]
+              (f"`{STATE_DIR_NAME}/` (mode 0700) is the grading process's private state; no kernel "
+               "and no student can reach it."), "", "| entry | holds | who may read it |", "|---|---|---|"]
     for entry in STATE_ENTRIES:
         lines.append(f"| `{entry.relative}` | {_cell(entry.holds)} | {_cell(entry.readers)} |")
     return "\n".join(lines) + "\n"

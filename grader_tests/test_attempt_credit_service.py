@@ -16,11 +16,7 @@ from grader.grading.attempt_credit import AttemptCredit
 from grader.scheduling.pool import grade_class
 from grader.service.watch import GradingLoop
 from grader.service_policy import GradingService as Policy
-from grader_tests.service_setup import (
-    ServiceCourse,
-    accounts_skip_reason,
-    temporary_service_course,
-)
+from grader_tests.service_setup import ServiceCourse, accounts_skip_reason, temporary_service_course
 from solutions.quiz import quiz_answer
 from solutions.variants import numbers_for
 

@@ -9,13 +9,7 @@ from traitlets.config import Config
 
 from grader import kernel_side
 from grader.checks import get_check
-from grader.grading.attempt_credit import (
-    Attempt,
-    AttemptCredit,
-    AttemptHistory,
-    answer_key,
-    credit_with_history,
-)
+from grader.grading.attempt_credit import Attempt, AttemptCredit, AttemptHistory, answer_key, credit_with_history
 from grader.grading.preprocessors.decide_verdicts import DecideVerdicts
 from solutions.variants import numbers_for
 

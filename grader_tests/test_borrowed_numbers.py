@@ -10,11 +10,7 @@ from grader.checks import get_check
 from grader.course import Course
 from grader.grading.preprocessors.decide_verdicts import write_quiz_answers
 from grader.reporting.analysis import assignment_summary
-from grader.reporting.borrowed_numbers import (
-    LESSONS_NUMBERS,
-    BorrowedRow,
-    borrowed_numbers,
-)
+from grader.reporting.borrowed_numbers import LESSONS_NUMBERS, BorrowedRow, borrowed_numbers
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.csv_tables import write_csv
 from grader.reporting.html_page import render_page

@@ -16,12 +16,7 @@ from nbgrader.api import Gradebook
 
 from grader.cli import main
 from grader.course import REPO_ROOT, Course
-from grader.reporting.canvas import (
-    IDENTITY_COLUMNS,
-    RosterError,
-    export_canvas,
-    read_roster,
-)
+from grader.reporting.canvas import IDENTITY_COLUMNS, RosterError, export_canvas, read_roster
 
 ROSTER_HEADER = "Student,ID,SIS User ID,SIS Login ID,Section\n"
 

@@ -12,19 +12,9 @@ from check_harness import judge
 
 import solutions
 from grader.checks import all_checks, attention, readout
-from grader.checks.api import (
-    INACCURATE,
-    NOT_FINITE,
-    WRONG_CHOICE,
-    WRONG_SHAPE,
-    WRONG_TYPE,
-)
+from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_CHOICE, WRONG_SHAPE, WRONG_TYPE
 from grader.checks.common import STANDARD_ERRORS
-from grader.checks.softmax import (
-    REFERENCE_TRIAL_FACTOR,
-    SATURATION_KEYS,
-    saturation_band,
-)
+from grader.checks.softmax import REFERENCE_TRIAL_FACTOR, SATURATION_KEYS, saturation_band
 from grader.checks.variance import mc_band
 
 # The package re-exports the reference's functions under the module names, so import the modules themselves.

@@ -14,22 +14,11 @@ import warnings
 
 import numpy as np
 import pytest
-from check_harness import (
-    VARIANT_STUDENTS,
-    judge,
-    model_answer_namespace,
-    wrong_answer_namespace,
-)
+from check_harness import VARIANT_STUDENTS, judge, model_answer_namespace, wrong_answer_namespace
 
 import solutions
 from grader.checks import all_checks
-from grader.checks.api import (
-    INACCURATE,
-    NOT_ATTEMPTED,
-    NOT_DEFINED,
-    WRONG_SHAPE,
-    RngSeed,
-)
+from grader.checks.api import INACCURATE, NOT_ATTEMPTED, NOT_DEFINED, WRONG_SHAPE, RngSeed
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.course import ASSIGNMENTS, REPO_ROOT
 

@@ -6,13 +6,7 @@ import pytest
 from corpus_expected import ExpectedRow, expected_outcome, load_expected
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from grader.demo.corpus import (
-    CorpusError,
-    Submission,
-    build_notebook,
-    hand_in,
-    parse_submission,
-)
+from grader.demo.corpus import CorpusError, Submission, build_notebook, hand_in, parse_submission
 from grader.notebook_cells import model_answer
 
 

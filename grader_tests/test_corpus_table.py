@@ -5,13 +5,7 @@ from collections import Counter
 
 import nbformat
 import pytest
-from corpus_expected import (
-    EVERY_OTHER_CELL,
-    FULL_POINTS,
-    UNGRADABLE,
-    expected_outcome,
-    load_expected,
-)
+from corpus_expected import EVERY_OTHER_CELL, FULL_POINTS, UNGRADABLE, expected_outcome, load_expected
 
 from grader.checks import get_check
 from grader.checks.api import STAGES

@@ -24,18 +24,9 @@ from grader import kernel_side
 from grader.checks import get_check
 from grader.course import ASSIGNMENTS
 from grader.demo.corpus import build_notebook, load_corpus
-from grader.grading.preprocessors.decide_verdicts import (
-    judge_cell,
-    mark_not_attempted,
-    verdict_outputs,
-)
+from grader.grading.preprocessors.decide_verdicts import judge_cell, mark_not_attempted, verdict_outputs
 from grader.grading.student_numbers import NUMBERS_CELL, with_graded_student
-from grader.notebook_cells import (
-    checks_of_test_cells,
-    grade_id,
-    is_solution_cell,
-    points_of_test_cells,
-)
+from grader.notebook_cells import checks_of_test_cells, grade_id, is_solution_cell, points_of_test_cells
 from solutions.variants import numbers_for
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # the notebooks' setup cell imports pyplot

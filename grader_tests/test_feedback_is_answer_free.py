@@ -22,11 +22,7 @@ import nbformat
 import numpy as np
 import pytest
 from check_harness import VARIANT_STUDENTS, judge, wrong_answer_namespace
-from test_corpus_verdicts import (
-    RUNNABLE,
-    judge_in_process,
-    run_setup_and_solution_cells,
-)
+from test_corpus_verdicts import RUNNABLE, judge_in_process, run_setup_and_solution_cells
 
 from grader.checks import all_checks
 from grader.checks.api import NOT_ATTEMPTED

@@ -14,12 +14,7 @@ from grader.course import load_config
 from grader.demo.corpus import get_submission, hand_in
 from grader.grading.grade_one import grade_one
 from grader.grading.preprocessors.decide_verdicts import verdict_outputs
-from grader.grading.preprocessors.feedback_page import (
-    CALLS_A_STUB_NOTE,
-    NOT_ATTEMPTED_NOTE,
-    PAGE_CSS,
-    FeedbackPage,
-)
+from grader.grading.preprocessors.feedback_page import CALLS_A_STUB_NOTE, NOT_ATTEMPTED_NOTE, PAGE_CSS, FeedbackPage
 from grader.grading.status_page import WHAT_TO_DO, ungradable_page
 
 HOSTILE = '<script>alert("x")</script>'

@@ -130,10 +130,7 @@ def test_a_sandboxed_kernel_started_with_this_client_runs_the_first_cell(tmp_pat
     import zmq
 
     from grader.sandbox import SandboxedExecute
-    from grader.sandbox.kernel_manager import (
-        RECONNECT_INTERVAL_MS,
-        SandboxedKernelManager,
-    )
+    from grader.sandbox.kernel_manager import RECONNECT_INTERVAL_MS, SandboxedKernelManager
 
     assert SandboxedKernelManager().client_factory is ReadyWhenAnsweredClient
     notebook = new_notebook(cells=[new_code_cell("print(6 * 7)")],

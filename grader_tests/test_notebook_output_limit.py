@@ -8,15 +8,7 @@ import sys
 
 import nbformat
 import pytest
-from attack_harness import (
-    ASSIGNMENT,
-    ATTACKS_DIR,
-    NOTEBOOK_NAME,
-    hand_in,
-    load_attack,
-    max_scores,
-    scores,
-)
+from attack_harness import ASSIGNMENT, ATTACKS_DIR, NOTEBOOK_NAME, hand_in, load_attack, max_scores, scores
 
 from grader.course import create_course
 from grader.release import generate_release

@@ -1,13 +1,7 @@
 """The package's layers hold: every module has a place, nothing imports upwards, no import cycles."""
 from __future__ import annotations
 
-from grader_tests.package_layers import (
-    cycles,
-    imports,
-    modules,
-    part_of,
-    upward_imports,
-)
+from grader_tests.package_layers import cycles, imports, modules, part_of, upward_imports
 
 
 def test_every_module_belongs_to_a_layer():

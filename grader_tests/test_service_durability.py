@@ -16,11 +16,7 @@ from nbgrader.api import Gradebook
 
 from grader.service.journal import GRADING, RELEASED, Journal
 from grader.service.watch import GradingLoop
-from grader_tests.service_setup import (
-    ServiceCourse,
-    accounts_skip_reason,
-    temporary_service_course,
-)
+from grader_tests.service_setup import ServiceCourse, accounts_skip_reason, temporary_service_course
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(accounts_skip_reason() is not None, reason=str(accounts_skip_reason()))]

@@ -30,11 +30,7 @@ from grader.service.inbound import nbgrader_timestamp
 from grader.service.journal import RELEASED, Journal
 from grader.service.privacy import exchange_problems, fix
 from grader.service.watch import GradingLoop
-from grader_tests.student_accounts import (
-    create_students,
-    remove_students,
-    root_skip_reason,
-)
+from grader_tests.student_accounts import create_students, remove_students, root_skip_reason
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(root_skip_reason() is not None, reason=str(root_skip_reason()))]

@@ -11,11 +11,7 @@ from grader.service.journal import HELD, RELEASED, WAITING
 from grader.service.watch import HOUR, GradingLoop
 from grader.service_policy import GradingService as Policy
 from grader.service_policy import load_service_policy
-from grader_tests.service_setup import (
-    ServiceCourse,
-    accounts_skip_reason,
-    temporary_service_course,
-)
+from grader_tests.service_setup import ServiceCourse, accounts_skip_reason, temporary_service_course
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(accounts_skip_reason() is not None, reason=str(accounts_skip_reason()))]

@@ -20,12 +20,7 @@ from grader.course import REPO_ROOT, Course
 from grader.demo.corpus import build_notebook, get_submission
 from grader.service.exchange import CourseExchange
 from grader.service.journal import RELEASED, Journal
-from grader_tests.student_accounts import (
-    create_students,
-    remove_students,
-    root_skip_reason,
-    student_python,
-)
+from grader_tests.student_accounts import create_students, remove_students, root_skip_reason, student_python
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(root_skip_reason() is not None, reason=str(root_skip_reason()))]

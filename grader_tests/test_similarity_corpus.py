@@ -8,13 +8,7 @@ split and merged, only two cells copied).
 from __future__ import annotations
 
 import pytest
-from similarity_harness import (
-    copied_from,
-    corpus_class,
-    precision_recall,
-    reported,
-    similarity_corpus,
-)
+from similarity_harness import copied_from, corpus_class, precision_recall, reported, similarity_corpus
 
 from grader.similarity.compare import CELL_SCORE, compare_class, rarity
 from grader.similarity.report import marked_lines, side_by_side

@@ -9,11 +9,7 @@ from datetime import datetime
 import pytest
 from nbgrader.api import Gradebook
 
-from grader.grading.ungradable_record import (
-    clear_ungradable,
-    record_ungradable,
-    ungradable_reason,
-)
+from grader.grading.ungradable_record import clear_ungradable, record_ungradable, ungradable_reason
 
 pytestmark = pytest.mark.slow  # a released course with its gradebook
 

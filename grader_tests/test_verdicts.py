@@ -11,11 +11,7 @@ from nbgrader.utils import determine_grade
 from grader import kernel_side
 from grader.checks import all_checks
 from grader.checks.api import NO_REPORT, Case, Check, Misconception
-from grader.grading.preprocessors.decide_verdicts import (
-    MAX_REPORT_BYTES,
-    judge_cell,
-    verdict_outputs,
-)
+from grader.grading.preprocessors.decide_verdicts import MAX_REPORT_BYTES, judge_cell, verdict_outputs
 from grader.grading.preprocessors.prepare_probes import injected_source
 from grader.grading.probe_cells import probe_names
 from grader.grading.verdict_records import verdict_records

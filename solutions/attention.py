@@ -10,13 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from solutions.saturation import softmax
-from solutions.validation import (
-    as_bool_array,
-    as_float_array,
-    as_generator,
-    as_positive_int,
-    as_real,
-)
+from solutions.validation import as_bool_array, as_float_array, as_generator, as_positive_int, as_real
 from solutions.variance import mean_and_variance
 from solutions.variants import LESSON_NUMBERS
 

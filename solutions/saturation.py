@@ -9,14 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solutions.validation import (
-    as_axis,
-    as_float_array,
-    as_generator,
-    as_positive_int,
-    as_real,
-    float_or_array,
-)
+from solutions.validation import as_axis, as_float_array, as_generator, as_positive_int, as_real, float_or_array
 from solutions.variance import dot_variance_theory
 from solutions.variants import CULPRIT_OPTIONS, LESSON_NUMBERS
 

@@ -11,13 +11,7 @@ import numpy as np
 
 import solutions
 from grader.checks.api import INACCURATE, Case
-from grader.checks.common import (
-    STANDARD_ERRORS,
-    function_check,
-    judge_estimate,
-    seed_input,
-    value_check,
-)
+from grader.checks.common import STANDARD_ERRORS, function_check, judge_estimate, seed_input, value_check
 
 # ---- cases ------------------------------------------------------------------------------------
 

@@ -22,14 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 import solutions
-from grader.checks.api import (
-    INACCURATE,
-    NOT_FINITE,
-    WRONG_TYPE,
-    Check,
-    Misconception,
-    RngSeed,
-)
+from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Check, Misconception, RngSeed
 from grader.checks.misconceptions import wrong_answers
 from solutions.quiz import QUIZ_ANSWERS, quiz_answer
 from solutions.variants import LESSON_NUMBERS

@@ -14,12 +14,7 @@ import numpy as np
 import solutions
 from grader import kernel_side
 from grader.checks.api import INACCURATE, WRONG_TYPE, Case, compare_answer, plural
-from grader.checks.common import (
-    STANDARD_ERRORS,
-    function_check,
-    seed_input,
-    value_check,
-)
+from grader.checks.common import STANDARD_ERRORS, function_check, seed_input, value_check
 
 #: The reference run that sets the centre of the band has this many times the student's trials.
 REFERENCE_TRIAL_FACTOR = 4

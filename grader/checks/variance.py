@@ -11,12 +11,7 @@ import numpy as np
 import solutions
 from grader import kernel_side
 from grader.checks.api import EXACT_ATOL, EXACT_RTOL, INACCURATE, Case, compare_answer
-from grader.checks.common import (
-    STANDARD_ERRORS,
-    function_check,
-    seed_input,
-    value_check,
-)
+from grader.checks.common import STANDARD_ERRORS, function_check, seed_input, value_check
 
 #: How far (relative) a Monte-Carlo estimate may sit from a misconception's expected value and
 #: still be read as that misconception. Estimates here carry at most ~5 % relative noise, and the

@@ -20,12 +20,7 @@ from rich.text import Text
 
 from grader.course import ASSIGNMENTS, create_course
 from grader.demo.corpus import write_submission
-from grader.demo.folder import (
-    DEFAULT_DEMO_FOLDER,
-    DemoFolderError,
-    prepare_demo_folder,
-    shown_path,
-)
+from grader.demo.folder import DEFAULT_DEMO_FOLDER, DemoFolderError, prepare_demo_folder, shown_path
 from grader.demo.simulated_class import simulated_class
 from grader.grading import nbgrader_apps
 from grader.release import generate_release

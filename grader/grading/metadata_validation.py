@@ -14,11 +14,7 @@ import json
 
 import jsonschema
 from jsonschema import exceptions
-from nbgrader.nbgraderformat.common import (
-    BaseMetadataValidator,
-    SchemaTooNewError,
-    SchemaTooOldError,
-)
+from nbgrader.nbgraderformat.common import BaseMetadataValidator, SchemaTooNewError, SchemaTooOldError
 
 _validators: dict[str, object] = {}
 

@@ -58,9 +58,7 @@ _CHUNK = 1024 ** 2
 
 @functools.lru_cache(maxsize=1)
 def _transformer():
-    from IPython.core.inputtransformer2 import (
-        TransformerManager,  # ~0.1 s, only when grading
-    )
+    from IPython.core.inputtransformer2 import TransformerManager  # ~0.1 s, only when grading
 
     return TransformerManager()
 

@@ -35,14 +35,7 @@ from .cgroups import CgroupLimits, CgroupUnavailable, SandboxCgroup
 from .cgroups import support as cgroup_support
 from .launcher import kill_processes_of_uid
 from .leftovers import make_mode_safe
-from .limits import (
-    HIDDEN_PACKAGES,
-    SYSTEM_PATHS,
-    SandboxError,
-    SandboxLimits,
-    package_dirs,
-    python_prefixes,
-)
+from .limits import HIDDEN_PACKAGES, SYSTEM_PATHS, SandboxError, SandboxLimits, package_dirs, python_prefixes
 from .uid_slots import UidSlot, reserve_uid
 
 LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launcher.py")

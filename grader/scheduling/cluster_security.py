@@ -33,7 +33,8 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.settings import CLUSTER_CERTS
-from grader.state_folders import CLUSTER_CERTIFICATES as CERTS_DIR_NAME, STATE_DIR_NAME
+from grader.state_folders import CLUSTER_CERTIFICATES as CERTS_DIR_NAME
+from grader.state_folders import STATE_DIR_NAME
 
 CERTS_VARIABLE = CLUSTER_CERTS.name
 CA_FILE = "ca.pem"

@@ -34,12 +34,7 @@ import socket
 import uuid
 from pathlib import Path
 
-from grader.course import (
-    CONFIG_FILE,
-    Course,
-    enable_concurrent_writers,
-    printable_db_url,
-)
+from grader.course import CONFIG_FILE, Course, enable_concurrent_writers, printable_db_url
 from grader.grading.grade_one import GradingOutcome, grade_one
 from grader.grading.ungradable_record import record_ungradable
 from grader.scheduling.cluster_security import (

@@ -36,9 +36,9 @@ from grader.service.inbound import (
     Collected,
     HandinBudget,
     InboundFolder,
-    name_of_uid,
     collect_folder,
     list_folder_exchange,
+    name_of_uid,
     nbgrader_timestamp,
     read_secret,
 )

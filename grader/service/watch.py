@@ -47,29 +47,9 @@ from grader.scheduling.dask_cluster import ClusterSetupError
 from grader.scheduling.worker_lifetime import die_with_parent
 from grader.service import pages
 from grader.service.exchange import CourseExchange
-from grader.service.grading import (
-    FEEDBACK,
-    HANDIN,
-    NOT_COLLECTED,
-    grade_archived,
-    warm_up,
-)
-from grader.service.inbound import (
-    SECRET_FILE,
-    TIMESTAMP_FILE,
-    HandinRefused,
-    handin_budget,
-    nbgrader_timestamp,
-)
-from grader.service.journal import (
-    GRADED,
-    HELD,
-    RECEIVED,
-    RELEASED,
-    WAITING,
-    Journal,
-    Row,
-)
+from grader.service.grading import FEEDBACK, HANDIN, NOT_COLLECTED, grade_archived, warm_up
+from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, HandinRefused, handin_budget, nbgrader_timestamp
+from grader.service.journal import GRADED, HELD, RECEIVED, RELEASED, WAITING, Journal, Row
 from grader.service.notice import SETTLING_SECONDS, Wakeup
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
 from grader.service_policy import GradingService, load_service_policy

@@ -16,14 +16,7 @@ from nbformat.notebooknode import NotebookNode, from_dict
 
 from grader import kernel_side
 from grader.checks import get_check, reference_cache
-from grader.checks.api import (
-    NO_REPORT,
-    NOT_ATTEMPTED,
-    NOT_DEFINED,
-    Case,
-    Verdict,
-    not_attempted_problem,
-)
+from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
 from grader.course import Course
 from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
 from grader.grading.probe_cells import METADATA_KEY

@@ -18,11 +18,7 @@ from grader import kernel_side
 from grader.checks import get_check
 from grader.grading.gradebook_cells import notebook_cells
 from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
-from grader.grading.probe_cells import (
-    METADATA_KEY,
-    probe_cells_from_gradebook,
-    probe_names,
-)
+from grader.grading.probe_cells import METADATA_KEY, probe_cells_from_gradebook, probe_names
 from grader.grading.seeds import course_secret, submission_seed
 from grader.grading.student_numbers import NUMBERS_CELL, with_graded_student
 from grader.grading.submission_fingerprint import (
