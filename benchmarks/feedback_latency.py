@@ -123,12 +123,13 @@ class Trial:
         os.environ["GRADER_EXCHANGE_ROOT"] = str(self.exchange_root)
         self.course = create_course(self.top / "course")
         generate_release(self.course, ASSIGNMENT)
-        if pythonpath and (Path(pythonpath) / "nbgrader_config.py").is_file():
-            # the course config of that commit: it imports only what its grader package holds
-            shutil.copyfile(Path(pythonpath) / "nbgrader_config.py", self.course.root / "nbgrader_config.py")
-        exchange = CourseExchange(self.course)
+        exchange = CourseExchange(self.course)  # with this checkout's config: same course id and exchange
         exchange.release_assignment(ASSIGNMENT)
         self.course_id = exchange.course_id
+        if pythonpath and (Path(pythonpath) / "nbgrader_config.py").is_file():
+            # the course config of that commit, for its service: it imports only what its grader
+            # package holds (this process, whose package differs, never loads it)
+            shutil.copyfile(Path(pythonpath) / "nbgrader_config.py", self.course.root / "nbgrader_config.py")
         env = dict(os.environ)
         if pythonpath:
             env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
