@@ -9,7 +9,7 @@ zygote, in turn with:
 - the inline backend with matplotlib-inline's defaults (``bbox_inches="tight"``: every figure is
   drawn twice, once to find its extent; the figure's dpi, 100);
 - the inline backend with other ``print_figure`` arguments
-  (``c.SandboxedKernelManager.figure_kwargs``), among them the course's setting.
+  (``c.SandboxedKernelManager.figure_kwargs``), among them the shipped setting, bbox None.
 
 It prints, per assignment and for all four together, the median seconds per notebook of each, the
 PNG outputs it made, and its ratio to the baseline.

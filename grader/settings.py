@@ -171,13 +171,12 @@ SETTINGS: tuple[Setting, ...] = (
                     "connecting to it and check for its exit every 5 ms. False: jupyter_client's own waits, "
                     "as plain nbgrader has them (0.2 s after the kernel's first answer, 100 ms between "
                     "connection attempts and between exit checks)."),
-    _kernel_manager("figure_kwargs", "keyword arguments", {"bbox_inches": None, "dpi": 72}, "",
+    _kernel_manager("figure_kwargs", "keyword arguments", {"bbox_inches": None}, "",
                     "Keyword arguments of matplotlib's print_figure for every figure an IPython kernel shows "
                     "(its inline backend's InlineBackend.print_figure_kwargs, given on the kernel's command "
                     "line). bbox_inches=None draws each figure once, as laid out (the notebooks' figures use "
                     "constrained layout), where matplotlib-inline's default 'tight' draws it twice to crop "
-                    "it; dpi 72 is the inline backend's resolution before matplotlib-inline 0.1.4. {}: "
-                    "matplotlib-inline's defaults (tight, the figure's own dpi, 100)."),
+                    "it (benchmarks/figure_cost.py compares them). {}: matplotlib-inline's defaults."),
     # ---- hidden checks and quiz credit ----------------------------------------------------------
     _probes("seed", "integer", None, "",
             "Fixed seed for the hidden inputs of every notebook (for debugging a check); None derives each "

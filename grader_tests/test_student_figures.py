@@ -87,8 +87,8 @@ def test_every_figure_on_the_feedback_page_has_an_alt_text(graded):
     assert images and all(img.get("alt") for img in images)
 
 
-def test_a_figure_is_drawn_once_as_laid_out_at_72_dpi(graded):
+def test_a_figure_is_drawn_as_laid_out_not_cropped(graded):
     notebook = nbformat.read(graded.autograded_notebook(STUDENT, ASSIGNMENT), as_version=4)
     [png] = _pngs(_cell_with(notebook, SHOWN))
-    # matplotlib's default figure size, 6.4 x 4.8 inches, uncropped (bbox_inches=None)
-    assert Image.open(io.BytesIO(base64.b64decode(png))).size == (int(6.4 * 72), int(4.8 * 72))
+    # matplotlib's default figure, 6.4 x 4.8 inches at 100 dpi, whole (bbox_inches=None, not "tight")
+    assert Image.open(io.BytesIO(base64.b64decode(png))).size == (640, 480)
