@@ -16,14 +16,16 @@ and the others still apply, unless ``SandboxedExecute.require_sandbox`` is set; 
 notebook is not graded and the error says which layer is missing.
 """
 
-from .limits import SandboxError, SandboxLimits
-
 __all__ = ["SandboxedExecute", "SandboxedKernelManager", "SandboxError", "SandboxLimits"]
 
 
 def __getattr__(name):
-    # Imported on first use: nbgrader and jupyter_client are slow to import, and the
-    # doctor and the launcher's helpers do not need them.
+    # Imported on first use: nbgrader and jupyter_client are slow to import, the doctor and the
+    # launcher's helpers do not need them, and ``python -m grader.sandbox.privileges`` must run
+    # with a bare Python before anything is installed.
+    if name in ("SandboxError", "SandboxLimits"):
+        from . import limits
+        return getattr(limits, name)
     if name == "SandboxedExecute":
         from .execute import SandboxedExecute
         return SandboxedExecute
