@@ -20,6 +20,9 @@ ENVIRONMENT = "scrubbed environment"     # minimal environment, nothing inherite
 CGROUPS = "control group"                # memory, tasks and CPU share of the whole process tree
 WORKDIR_QUOTA = "working folder quota"   # the working folder is a size- and file-limited tmpfs
 
+ALL_LAYERS = (FILESYSTEM, NETWORK, PROCESS_CLEANUP, PRIVATE_USER, PROCESS_LIMIT, RESOURCE_LIMITS,
+              ENVIRONMENT, CGROUPS, WORKDIR_QUOTA)
+
 NAMESPACE_FLAGS = {
     FILESYSTEM: ("--mount",),
     NETWORK: ("--net",),

@@ -63,7 +63,11 @@ def kernel_release(release: str | None = None) -> tuple[int, int]:
         return 0, 0
 
 
-def probe(unshare: str, flags: tuple[str, ...]) -> str | None:
+NAMESPACE_FLAGS = tuple(f for layer in (L.FILESYSTEM, L.NETWORK, L.PROCESS_CLEANUP)
+                        for f in L.NAMESPACE_FLAGS[layer]) + L.EXTRA_NAMESPACE_FLAGS
+
+
+def probe_unprivileged(unshare: str, flags: tuple[str, ...] = NAMESPACE_FLAGS) -> str | None:
     """None when an ordinary process may build these namespaces here, else the reason: runs a
     no-op that mounts a private /proc and a tmpfs, as the launcher will."""
     script = ("import ctypes, os, sys\n"
@@ -100,9 +104,7 @@ def detect(unshare: str | None) -> L.LayerSupport:
     if unshare is None:
         reason = "the unshare command (util-linux) is not installed"
     else:
-        flags = tuple(f for layer in (L.FILESYSTEM, L.NETWORK, L.PROCESS_CLEANUP)
-                      for f in L.NAMESPACE_FLAGS[layer]) + L.EXTRA_NAMESPACE_FLAGS
-        failed = probe(unshare, flags)
+        failed = probe_unprivileged(unshare)
         if failed is None:
             return L.LayerSupport(unshare, missing, L.EXTRA_NAMESPACE_FLAGS, mode=MODE,
                                   user_flags=USER_FLAGS, weaker=weaker)
