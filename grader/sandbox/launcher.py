@@ -3,17 +3,20 @@
 Run as ``python -I -S launcher.py SPEC_JSON`` (standard library only: it must work before
 any site-packages are set up and must not import the grading packages it hides). The
 ``SPEC_JSON`` file is written by :mod:`grader.sandbox.run`; its keys are documented in
-:func:`main`. Started by ``unshare --mount --net --pid --fork --kill-child`` as root, this
-process is PID 1 of a fresh PID namespace and:
+:func:`main`. Started by ``unshare --mount --net --pid --fork --kill-child`` as root (or, for an
+ordinary user, with ``--user --map-root-user`` first: root of a user namespace of the grader's
+own, ``grader.sandbox.unprivileged``), this process is PID 1 of a fresh PID namespace and:
 
 1. builds a new root filesystem from an allow-list (system directories and the Python
    prefixes read-only, a private ``/tmp``, home, ``/dev`` and ``/proc``, the working folder and
    the kernel's socket folder read-write), hides configured paths inside it, and pivots
    into it, so nothing else on the machine is visible;
-2. forks the kernel, which drops to a private unprivileged user id, sets ``no_new_privs``,
+2. forks the kernel, which drops to a private unprivileged user id (without root: enters a user
+   namespace of its own as the grader's uid and drops every capability), sets ``no_new_privs``,
    applies the resource limits, closes inherited descriptors and execs with the scrubbed
    environment;
-3. reaps every orphan, and exits as soon as the kernel exits, the grading process goes
+3. reaps every orphan (without a control group, also holds the memory of the whole tree:
+   :func:`hold_memory`), and exits as soon as the kernel exits, the grading process goes
    away (its pipe reaches end of file) or SIGTERM arrives. As PID 1 its exit makes the
    kernel kill every remaining process of the namespace; without a PID namespace it kills
    the remaining descendants itself.
@@ -618,7 +621,11 @@ def main(argv):
     (bool), ``grader_fd`` (int or null), ``fallback_home``, ``fallback_tmp``, ``max_files``
     (inodes of each private tmpfs), ``workdir_source`` (the folder bound at ``workdir``: its
     size-limited filesystem, or null), ``cgroup_procs`` (``cgroup.procs`` files this process
-    enters first, so that everything it starts stays in the sandbox's control group).
+    enters first, so that everything it starts stays in the sandbox's control group),
+    ``own_user_namespace`` (bool: the kernel enters a user namespace of its own, without root),
+    ``workdir_tmpfs`` (``{"size": bytes, "files": inodes}``: mount the working folder as a tmpfs
+    filled with a copy of ``workdir``, without root; or null), ``watched_memory`` (bytes the
+    whole tree may hold, watched by :func:`hold_memory`, or null).
     """
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)  # interrupts are meant for the kernel

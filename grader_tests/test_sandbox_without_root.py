@@ -1,0 +1,236 @@
+"""An ordinary account grades in the sandbox without root: what its kernels can reach and use.
+
+Root makes a temporary account with an environment of its own (``ordinary_user``); as that account
+a course is laid out in its home and a notebook of probe cells is graded with the course's setting
+``require_sandbox = True``, in a kernel forked from the zygote. Each cell reports from inside the
+kernel; each test below checks one of the reports. Then the account runs ``make demo`` in a copy of
+the checkout.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from grader.course import REPO_ROOT
+from grader.sandbox.policy import package_dirs
+from grader_tests.ordinary_user import ordinary_user, skip_reason
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
+
+# Run as the account: lay out a course in its home, grade the probe notebook, print the reports.
+GRADE_PROBES = r'''
+import json, os, socket, sys
+from nbformat.v4 import new_code_cell, new_notebook
+from traitlets.config import Config
+from grader.sandbox import SandboxedExecute
+
+home, solutions = sys.argv[1], sys.argv[2]
+course = os.path.join(home, "course")
+work = os.path.join(course, "autograded", "student", "ps1")
+os.makedirs(work)
+os.makedirs(os.path.join(course, ".grader"))
+for relative, text in {"gradebook.db": "grades", ".grader/course_secret": "s3cret",
+                       "nbgrader_config.py": "c = get_config()\n",
+                       "autograded/student/ps1/data.csv": "1,2\n"}.items():
+    with open(os.path.join(course, relative), "w") as handle:
+        handle.write(text)
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(1)
+targets = {"course folder": course, "gradebook": os.path.join(course, "gradebook.db"),
+           "course secret": os.path.join(course, ".grader", "course_secret"),
+           "solutions": solutions, "home": home}
+cells = [
+    "import json, os, sys, time\n"
+    "print(json.dumps({'forked': 'numpy' in sys.modules, 'pid': os.getpid(), 'uid': os.getuid(),"
+    " 'capabilities': open('/proc/self/status').read().split('CapEff:')[1].split()[0],"
+    " 'folder': sorted(os.listdir('.'))}))",
+    "reach = {}\n"
+    f"for name, path in {targets!r}.items():\n"
+    "    try:\n"
+    "        reach[name] = sorted(os.listdir(path)) if os.path.isdir(path) else open(path).read()\n"
+    "    except OSError as exc:\n"
+    "        reach[name] = type(exc).__name__\n"
+    "print(json.dumps(reach))",
+    "import socket\n"
+    "def connect(address):\n"
+    "    try:\n"
+    "        socket.create_connection(address, timeout=3).close()\n"
+    "        return 'connected'\n"
+    "    except OSError as exc:\n"
+    "        return exc.strerror or type(exc).__name__\n"
+    f"print(json.dumps({{'loopback': connect(('127.0.0.1', {listener.getsockname()[1]})),"
+    " 'internet': connect(('1.1.1.1', 53))}))",
+    "children, refused = [], None\n"
+    "try:\n"
+    "    for _ in range(10000):\n"
+    "        pid = os.fork()\n"
+    "        if pid == 0:\n"
+    "            time.sleep(30)\n"
+    "            os._exit(0)\n"
+    "        children.append(pid)\n"
+    "except OSError as exc:\n"
+    "    refused = exc.strerror\n"
+    "for pid in children:\n"
+    "    os.kill(pid, 9)\n"
+    "    os.waitpid(pid, 0)\n"
+    "print(json.dumps({'forked': len(children), 'refused': refused}))",
+    "try:\n"
+    "    hog = bytearray(4 * 2**30)\n"
+    "    single = 'allocated 4 GiB'\n"
+    "except MemoryError:\n"
+    "    single = 'MemoryError'\n"
+    "pids = []\n"
+    "for _ in range(4):\n"
+    "    pid = os.fork()\n"
+    "    if pid == 0:\n"
+    "        block = bytearray(200 * 2**20)\n"
+    "        for i in range(0, len(block), 4096):\n"
+    "            block[i] = 1\n"
+    "        time.sleep(5)\n"
+    "        os._exit(0)\n"
+    "    pids.append(pid)\n"
+    "statuses = [os.waitpid(pid, 0)[1] for pid in pids]\n"
+    "print(json.dumps({'single': single, 'killed': sum(os.WIFSIGNALED(s) and os.WTERMSIG(s) == 9"
+    " for s in statuses)}))",
+    "print(json.dumps({'alive': True}))",
+]
+nb = new_notebook(cells=[new_code_cell(c) for c in cells],
+                  metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+settings = {"require_sandbox": True, "course_root": course, "tree_memory_limit": 512 * 2**20,
+            "timeout": 120}
+SandboxedExecute(config=Config({"SandboxedExecute": settings})).preprocess(nb, {"metadata": {"path": work}})
+reports = []
+for cell in nb.cells:
+    texts = [o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream"]
+    errors = [o.get("evalue", "") for o in cell.outputs if o.get("output_type") == "error"]
+    reports.append(json.loads(texts[-1]) if texts else {"error": errors})
+print("REPORTS " + json.dumps(reports))
+'''
+
+
+@pytest.fixture(scope="module")
+def user():
+    with ordinary_user("rootless") as account:
+        yield account
+
+
+@pytest.fixture(scope="module")
+def reports(user):
+    """The probe cells' reports, graded as the account (a list, one dict per cell)."""
+    script = user.home / "grade_probes.py"
+    script.write_text(GRADE_PROBES)
+    shutil.chown(script, user.name, user.name)
+    solutions = package_dirs(["solutions"])[0]
+    result = user.run(["python", str(script), str(user.home), solutions], timeout=600)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("REPORTS ")]
+    assert lines, f"grading as {user.name} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
+    return json.loads(lines[-1][len("REPORTS "):])
+
+
+def test_the_kernel_is_forked_from_the_zygote_as_pid_2_of_its_own_namespace(reports):
+    assert reports[0]["forked"] is True and reports[0]["pid"] == 2
+
+
+def test_the_kernel_runs_without_capabilities_as_the_accounts_own_uid(reports, user):
+    import pwd
+
+    assert reports[0]["uid"] == pwd.getpwnam(user.name).pw_uid
+    assert int(reports[0]["capabilities"], 16) == 0
+
+
+def test_the_kernel_sees_its_folder_without_the_notebook_being_graded(reports):
+    assert reports[0]["folder"] == ["data.csv"]
+
+
+def test_the_kernel_sees_nothing_of_the_course_folder_but_the_way_to_its_own(reports):
+    # the folders on the way to its working folder exist in its private filesystem only
+    assert reports[1]["course folder"] in (["autograded"], "FileNotFoundError", "PermissionError")
+
+
+@pytest.mark.parametrize("target", ["gradebook", "course secret"])
+def test_the_kernel_cannot_read_the_courses(reports, target):
+    assert reports[1][target] in ("FileNotFoundError", "PermissionError")
+
+
+def test_the_kernel_cannot_read_the_solutions_package(reports):
+    assert reports[1]["solutions"] in ("FileNotFoundError", "PermissionError")
+
+
+def test_the_kernel_sees_nothing_of_the_accounts_home(reports):
+    assert reports[1]["home"] in (["course"], "FileNotFoundError", "PermissionError")
+
+
+def test_the_kernel_cannot_reach_a_listener_on_the_loopback_outside(reports):
+    assert reports[2]["loopback"] != "connected"
+
+
+def test_the_kernel_cannot_reach_the_internet(reports):
+    assert reports[2]["internet"] != "connected"
+
+
+def test_a_fork_bomb_is_refused_at_the_process_limit(reports):
+    assert reports[3]["refused"] and reports[3]["forked"] < 128
+
+
+def test_one_process_cannot_allocate_past_its_memory_limit(reports):
+    assert reports[4]["single"] == "MemoryError"
+
+
+def test_processes_holding_more_than_the_tree_memory_limit_together_are_killed(reports):
+    assert reports[4]["killed"] >= 1
+
+
+def test_the_kernel_survives_what_was_killed_of_its_children(reports):
+    assert reports[5] == {"alive": True}
+
+
+def _checkout_copy(user) -> Path:
+    """The tracked files of the checkout, copied into the account's home, with its environment."""
+    copy = user.home / "checkout"
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, files.decode().split("\0")):
+        source = REPO_ROOT / name
+        if source.is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    (copy / ".venv").symlink_to(user.venv)
+    (user.venv / ".installed").touch()  # make's stamp: the environment is installed
+    subprocess.run(["chown", "-R", f"{user.name}:{user.name}", str(copy)], check=True)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def demo(user):
+    """``make demo`` run by the account in its copy of the checkout: (exit code, output)."""
+    copy = _checkout_copy(user)
+    # The copy's packages come first, so the demo works in the copy (the environment's editable
+    # install points at the original checkout).
+    result = user.run(["make", "demo", "PYTHON=/usr/bin/python3.11"], cwd=copy, timeout=1800,
+                      env={"PYTHONPATH": str(copy), "COLUMNS": "100"})
+    return result.returncode, result.stdout + result.stderr, copy
+
+
+def test_make_demo_as_an_ordinary_account_ends_with_the_class_report_page(demo):
+    code, output, copy = demo
+    assert code == 0, output[-4000:]
+    assert "class report (open in a browser)" in output
+    assert any((copy / "demo-course" / "feedback").rglob("*.html"))
+
+
+def test_make_demo_as_an_ordinary_account_says_first_which_layers_are_weaker(demo):
+    _, output, _ = demo
+    first = output[:output.index("1. The lessons' claims")]
+    assert "Grading without root" in first
+    assert all(layer in first for layer in ("unprivileged user", "control group", "working folder quota"))
+
+
+def test_make_demo_as_an_ordinary_account_says_why_the_hand_in_step_is_skipped(demo):
+    _, output, _ = demo
+    assert "skipped without root" in output and "useradd" in output
