@@ -171,3 +171,16 @@ def test_the_doctor_leaves_a_layer_kept_without_root_unmarked(namespaces_allowed
 
 def test_kernel_release_reads_major_and_minor():
     assert unprivileged.kernel_release("6.1.0-18-amd64") == (6, 1)
+
+
+def test_on_a_linux_that_counts_per_uid_the_process_limit_comes_on_top_of_the_graders_processes(
+        namespaces_allowed, monkeypatch, tmp_path):
+    monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: unprivileged.detect(UNSHARE))
+    monkeypatch.setattr(unprivileged, "kernel_release", lambda: (5, 10))
+    monkeypatch.setattr(unprivileged, "processes_of_this_uid", lambda: 100)
+    run = SandboxRun(SandboxPolicy(max_processes=64, tree_process_limit=32), str(tmp_path))
+    try:
+        run.prepare()
+        assert run._limits()["processes"] == 132
+    finally:
+        run.cleanup()

@@ -28,7 +28,7 @@ import tempfile
 import time
 
 from . import layers as L
-from . import leftovers, workdir_quota
+from . import leftovers, unprivileged, workdir_quota
 from .cgroups import CgroupLimits, CgroupUnavailable, SandboxCgroup, support as cgroup_support
 from .launcher import kill_processes_of_uid
 from .leftovers import make_mode_safe
@@ -290,11 +290,14 @@ class SandboxRun:
         p = self.policy
         if self.uid is not None:
             return p.max_processes
-        if self.support.as_root or not self.support.available(L.PRIVATE_USER):
+        if self.support.as_root or not self.support.available(L.PRIVATE_USER) or p.max_processes is None:
             return None
-        if self.cgroup is None and p.tree_process_limit is not None and p.max_processes is not None:
-            return min(p.max_processes, p.tree_process_limit)
-        return p.max_processes
+        limit = p.max_processes
+        if self.cgroup is None and p.tree_process_limit is not None:
+            limit = min(limit, p.tree_process_limit)
+        if not unprivileged.counts_processes_per_namespace():
+            limit += unprivileged.processes_of_this_uid()
+        return limit
 
     def _in_user_namespace(self, layer: str) -> bool:
         """Whether ``layer`` is built inside the sandbox's user namespace (no root)."""

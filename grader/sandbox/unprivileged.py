@@ -43,7 +43,27 @@ WEAKER = {
         "is not copied back into autograded/"),
 }
 NPROC_WEAKER = ("this Linux counts RLIMIT_NPROC over all of the grader's processes, not per "
-                "sandbox (per user namespace from Linux 5.14 on)")
+                "sandbox (per user namespace from Linux 5.14 on): each kernel may have max_processes "
+                "more than the grader's uid had when it started, a budget shared with the "
+                "sandboxes graded at the same time")
+
+
+def counts_processes_per_namespace() -> bool:
+    """Whether this Linux counts RLIMIT_NPROC per user namespace (5.14 and later)."""
+    return kernel_release() >= PER_NAMESPACE_NPROC
+
+
+def processes_of_this_uid() -> int:
+    """How many processes (and threads) the running uid has now, machine-wide."""
+    uid, count = os.getuid(), 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    count += len(os.listdir(f"/proc/{name}/task"))
+            except OSError:
+                pass
+    return count
 
 # What to do when the kernel refuses user namespaces to ordinary users.
 ENABLE_HINTS = (
@@ -94,7 +114,7 @@ def detect(unshare: str | None) -> L.LayerSupport:
 
     missing: dict[str, str] = {}
     weaker = dict(WEAKER)
-    if kernel_release() < PER_NAMESPACE_NPROC:
+    if not counts_processes_per_namespace():
         weaker[L.PROCESS_LIMIT] = NPROC_WEAKER
     cgroups = cgroup_support()
     if cgroups.available:
