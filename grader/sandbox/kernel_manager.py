@@ -55,8 +55,8 @@ class SandboxedKernelManager(AsyncKernelManager):
     fork_from_zygote = Bool(True, help=(
         "Fork each kernel from a process that has already imported ipykernel, numpy and "
         "matplotlib (see grader.sandbox.zygote) instead of starting a new interpreter; the "
-        "sandbox is the same. Used when the grader runs as root on Linux with this "
-        "interpreter's ipykernel.")).tag(config=True)
+        "sandbox is the same. Used on Linux (as root, or in user namespaces without root) with "
+        "this interpreter's ipykernel.")).tag(config=True)
     sandbox = Instance(SandboxRun, allow_none=True)
     quick_handshake = Bool(True, help=(
         "Talk to the kernel as soon as it has answered (grader.sandbox.kernel_client), and retry "
