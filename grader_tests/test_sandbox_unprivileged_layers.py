@@ -184,3 +184,14 @@ def test_on_a_linux_that_counts_per_uid_the_process_limit_comes_on_top_of_the_gr
         assert run._limits()["processes"] == 132
     finally:
         run.cleanup()
+
+
+def test_a_kernel_killed_for_the_trees_memory_without_a_control_group_is_said_to_be(monkeypatch):
+    from grader.sandbox.kernel_manager import SandboxedKernelManager
+    from grader.sandbox.launcher import MEMORY_HELD
+
+    manager = SandboxedKernelManager(policy=SandboxPolicy(tree_memory_limit=512 * 2**20))
+    manager.sandbox = SandboxRun(manager.policy, None)
+    monkeypatch.setattr(manager.sandbox, "log_tail", lambda: f"sandbox: {MEMORY_HELD} of 512 MiB; killed")
+    manager.exit_code = -9
+    assert "passed the sandbox's memory limit of 512 MiB" in manager.exit_description()

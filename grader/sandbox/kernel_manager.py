@@ -13,6 +13,7 @@ from traitlets import Bool, Instance, Integer, List, Unicode, default
 
 from . import zygote
 from .kernel_client import ReadyWhenAnsweredClient
+from .launcher import MEMORY_HELD
 from .policy import SandboxError, SandboxPolicy
 from .run import SandboxRun
 
@@ -178,7 +179,9 @@ class SandboxedKernelManager(AsyncKernelManager):
     def exit_description(self) -> str:
         text = describe_exit(self.exit_code)
         group = self.sandbox.cgroup if self.sandbox is not None else None
-        if group is not None and group.oom_kills() and self.policy.tree_memory_limit:
+        held = group.oom_kills() if group is not None else (  # without a control group: the launcher
+            self.sandbox is not None and MEMORY_HELD in self.sandbox.log_tail())
+        if held and self.policy.tree_memory_limit:
             text += (f"; the notebook's processes together passed the sandbox's memory limit of "
                      f"{self.policy.tree_memory_limit / 2**20:.0f} MiB")
         return text

@@ -70,6 +70,7 @@ RLIMITS = {
 
 EXIT_SETUP_FAILED = 70
 MEMORY_WATCH_SECONDS = 0.05  # how often the memory of a sandbox without a control group is summed
+MEMORY_HELD = "its processes together passed the memory limit"  # logged when hold_memory kills
 
 # How the prepared child becomes the kernel: ``execve``; a kernel forked from an already imported
 # zygote (``zygote.py``) replaces this with running that kernel in-process.
@@ -549,8 +550,8 @@ def hold_memory(limit):
         while resident_bytes().get(largest) and time.monotonic() < deadline:
             time.sleep(0.005)  # until its memory is freed (left a zombie for its parent to reap)
         killed += 1
-        os.write(2, b"sandbox: its processes together passed the memory limit of %d MiB; "
-                    b"killed the largest (pid %d, %d MiB)\n" % (limit >> 20, largest, sizes[largest] >> 20))
+        os.write(2, b"sandbox: %s of %d MiB; killed the largest (pid %d, %d MiB)\n"
+                 % (MEMORY_HELD.encode(), limit >> 20, largest, sizes[largest] >> 20))
 
 
 def supervise(kernel_pid, grader_fd, pid_namespace, watched_memory=None):
