@@ -234,3 +234,35 @@ def test_make_demo_as_an_ordinary_account_says_first_which_layers_are_weaker(dem
 def test_make_demo_as_an_ordinary_account_says_why_the_hand_in_step_is_skipped(demo):
     _, output, _ = demo
     assert "skipped without root" in output and "useradd" in output
+
+
+@pytest.fixture(scope="module")
+def doctor(user):
+    """``grader doctor`` run by the account: protection -> status, from its table."""
+    result = user.run(["grader", "doctor"], env={"COLUMNS": "240"}, timeout=600)
+    rows = {}
+    for line in result.stdout.splitlines():
+        cells = [cell.strip() for cell in line.split("│")[1:-1]]
+        if len(cells) == 3 and cells[0]:
+            rows[cells[0]] = cells[1]
+    assert rows, result.stdout + result.stderr
+    return rows
+
+
+def test_grader_doctor_as_an_ordinary_account_says_the_sandbox_is_built_without_root(doctor):
+    assert doctor["sandbox mode"] == "active, weaker"
+
+
+@pytest.mark.parametrize("layer", ["unprivileged user", "working folder quota", "memory of the process tree"])
+def test_grader_doctor_as_an_ordinary_account_marks_a_weaker_layer(doctor, layer):
+    assert doctor[layer] == "active, weaker"
+
+
+@pytest.mark.parametrize("layer", ["filesystem isolation", "network isolation", "process isolation",
+                                   "process limit", "scrubbed environment"])
+def test_grader_doctor_as_an_ordinary_account_finds_a_kept_layer_active(doctor, layer):
+    assert doctor[layer] == "active"
+
+
+def test_grader_doctor_as_an_ordinary_account_reports_the_cpu_quota_unavailable(doctor):
+    assert doctor["CPU share and quota"] == "unavailable"
