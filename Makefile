@@ -18,7 +18,7 @@ install: $(STAMP)
 
 # demo-needs stops a demo that cannot grade here (neither root nor user namespaces) before anything is installed or run.
 demo-needs:
-	@if command -v $(PYTHON) >/dev/null; then $(PYTHON) -m grader.privileges; fi
+	@if command -v $(PYTHON) >/dev/null; then $(PYTHON) -m grader.sandbox.privileges; fi
 
 demo: demo-needs $(STAMP)
 	$(BIN)/grader demo

@@ -2,21 +2,11 @@
 import os
 from pathlib import Path
 
-from nbgrader.preprocessors import (
-    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearOutput, DeduplicateIds,
-    GetGrades, IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades,
-)
-from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
-
-from grader.feedback import FeedbackPage
+from grader.grading.pipeline import AUTOGRADE_STEPS, FEEDBACK_STEPS, SANITIZE_STEPS
 from grader.pages.exporter import SANITIZING_FILTERS, FeedbackExporter
 from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATHS
-from grader.pages.notebook import RemoveActiveContent
 from grader.reporting.grades_csv import GradesCsvExport
-from grader.sandbox import SandboxedExecute
 from grader.sandbox.submitted_links import make_pre_convert_hook
-from grader.sanitize import RestoreCellMetadata
-from grader.verdicts import DecideVerdicts, PrepareProbes
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
@@ -34,30 +24,12 @@ c.CourseDirectory.db_url = (os.environ.get("GRADER_DB_URL")
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.OverwriteCells.add_missing_cells = True
 
-# Grading: hidden checks are decided outside the student's kernel (grader.verdicts), the kernel
-# runs sandboxed (grader.sandbox). Because DecideVerdicts rewrites every test cell's outputs, a
+# Grading: every step, in order, is declared in grader/grading/pipeline.py. Hidden checks are
+# decided outside the student's kernel, the kernel runs sandboxed, cell metadata comes from the
+# gradebook, not from the submission. Because DecideVerdicts rewrites every test cell's outputs, a
 # RuntimeWarning printed to stderr by a correct answer no longer zeroes the cell.
-# Cell metadata comes from the gradebook, not from the submission (grader.sanitize).
-c.Autograde.sanitize_preprocessors = [
-    RestoreCellMetadata,
-    ClearOutput,
-    DeduplicateIds,
-    OverwriteKernelspec,
-    OverwriteCells,
-    CheckCellMetadata,
-]
-c.Autograde.autograde_preprocessors = [
-    PrepareProbes,
-    SandboxedExecute,
-    DecideVerdicts,
-    IgnorePattern,
-    ClearMetadataPreprocessor,
-    LimitOutput,
-    RemoveActiveContent,
-    SaveAutoGrades,
-    AssignLatePenalties,
-    CheckCellMetadata,
-]
+c.Autograde.sanitize_preprocessors = SANITIZE_STEPS
+c.Autograde.autograde_preprocessors = AUTOGRADE_STEPS
 c.SandboxedExecute.timeout = 30
 c.SandboxedExecute.notebook_timeout = 300  # seconds for the whole notebook, besides 30 s per cell
 c.SandboxedExecute.require_sandbox = True
@@ -84,8 +56,8 @@ c.HTMLExporter.extra_template_paths = EXTRA_TEMPLATE_PATHS
 c.GenerateFeedback.exporter_class = FeedbackExporter
 
 # Feedback never carries hidden test source (nor, by construction, expected values); FeedbackPage
-# adds the summary of every check at the top and tidies the graded outputs (grader.feedback).
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor, FeedbackPage]
+# adds the summary of every check at the top and tidies the graded outputs (grader.grading.preprocessors.feedback_page).
+c.GenerateFeedback.preprocessors = FEEDBACK_STEPS
 
 # `nbgrader export` writes grades.csv quoted, with text a spreadsheet would run as a formula
 # defused (grader.reporting.grades_csv); same columns and options as nbgrader's own CSV export.
@@ -94,13 +66,12 @@ c.ExportApp.plugin_class = GradesCsvExport
 # ---- Grading service (`grader watch`, grader.service) -------------------------------------------
 # Students hand in with nbgrader's exchange; the service collects, grades and releases feedback.
 # Exchange root: nbgrader's default folder unless GRADER_EXCHANGE_ROOT names another one.
-import os  # noqa: E402
 
 c.Exchange.root = os.environ.get("GRADER_EXCHANGE_ROOT", "/usr/local/share/nbgrader/exchange")
 # A submission may be collected once per hand-in; the one that counts is the last before the due
 # date (nbgrader's own rule), a late one only when nothing came in on time.
 c.ExchangeCollect.before_duedate = True
-# Course policy (defaults shown; see grader/service/policy.py):
+# Course policy (defaults shown; see grader/service_policy.py):
 c.GradingService.immediate_feedback_default = True   # feedback as soon as graded, before the due date
 c.GradingService.immediate_feedback = {}             # per assignment, e.g. {"04_attention": False}
 c.GradingService.max_graded_per_hour = 6             # per student and assignment; more wait, never dropped
@@ -109,5 +80,5 @@ c.GradingService.max_notebook_megabytes = 5.0        # larger notebooks are ungr
 c.GradingService.max_cells = 2000
 c.GradingService.workers = 2
 # Quiz items under immediate feedback: a right answer earns this share of the item's points after
-# 0, 1, 2, ... different wrong answers to it (grader/attempts.py; the last entry holds beyond the end).
+# 0, 1, 2, ... different wrong answers to it (grader/grading/attempt_credit.py; the last entry holds beyond the end).
 c.AttemptCredit.schedule = [1.0, 0.5, 0.25, 0.0]

@@ -81,9 +81,9 @@ def load() -> str:
 
 def grading_work(top: Path, notebooks: dict[str, str], runs: int) -> list[float]:
     """Seconds of grade + feedback page of each notebook, warm, in this process (``runs`` each)."""
-    from grader import nbgrader_runner
     from grader.course import create_course
-    from grader.parallel import grade_one
+    from grader.grading import nbgrader_apps
+    from grader.grading.grade_one import grade_one
     from grader.release import generate_release
 
     course = create_course(top / "work")
@@ -97,7 +97,7 @@ def grading_work(top: Path, notebooks: dict[str, str], runs: int) -> list[float]
             path.write_text(text)
             started = time.perf_counter()
             grade_one(str(course.root), ASSIGNMENT, student)
-            nbgrader_runner.generate_feedback_warm(course, ASSIGNMENT, student)
+            nbgrader_apps.generate_feedback_warm(course, ASSIGNMENT, student)
             if run:  # the first round warms the process up
                 seconds.append(time.perf_counter() - started)
     return seconds
@@ -373,9 +373,10 @@ def main(argv: list[str] | None = None) -> int:
     top = Path(tempfile.mkdtemp(prefix="feedback-latency-"))
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     import nbformat
+
     from grader.course import create_course
+    from grader.demo.corpus import build_notebook, get_submission
     from grader.service.student import temporary_accounts
-    from grader.submissions import build_notebook, get_submission
 
     template = create_course(top / "template")
     from grader.release import generate_release

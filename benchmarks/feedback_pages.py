@@ -28,8 +28,8 @@ from nbgrader.server_extensions.formgrader import handlers as formgrader_handler
 from traitlets.config import Config
 
 from grader.course import REPO_ROOT
+from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 from grader.pages.exporter import FeedbackExporter
-from grader.submissions import grade_id, is_solution_cell, model_answers
 
 matplotlib.use("Agg")
 

@@ -23,8 +23,8 @@ import time
 import nbformat
 
 from grader.course import ASSIGNMENTS, REPO_ROOT
+from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 from grader.sandbox import SandboxedExecute
-from grader.submissions import grade_id, is_solution_cell, model_answers
 
 BACKENDS = {"baseline (Agg, no figures)": "Agg",
             "candidate (inline, figures as PNG)": "module://matplotlib_inline.backend_inline"}

@@ -1,7 +1,7 @@
 """Benchmark: `grader autograde` against plain `nbgrader autograde` on the same synthetic class.
 
 For each class size, a class is drawn from the corpus of realistic submissions
-(``grader.submissions``: model answers, independent correct solutions, blanks, half-done work and
+(``grader.demo.corpus``: model answers, independent correct solutions, blanks, half-done work and
 typical misconceptions, cycled over the students; faults that only burn the cell timeout and
 unreadable files are left out) for every assignment, and handed in to two identical course folders
 (the course's own config and the same course secret, so all draw the same hidden inputs for each
@@ -43,12 +43,12 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook
 
-from grader import grading_state
-from grader.breakdown import CATEGORIES
 from grader.course import ASSIGNMENTS, Course, create_course
+from grader.demo.corpus import build_notebook, load_corpus
+from grader.grading import run_record
+from grader.grading.seeds import course_secret
+from grader.grading.step_times import CATEGORIES
 from grader.release import generate_release
-from grader.seeds import course_secret
-from grader.submissions import build_notebook, load_corpus
 
 # nbgrader's own kernel start-up: a new interpreter per notebook, jupyter_client's waits around it.
 BASELINE_CONFIG = ("\nc.SandboxedKernelManager.fork_from_zygote = False"
@@ -94,7 +94,7 @@ def run(command: list[str], cwd: Path) -> float:
 
 def breakdown(course: Course, assignments: list[str]) -> dict[str, float]:
     """Mean seconds per notebook of each step, from the candidate's grading records."""
-    records = [grading_state.read_record(course, a, s) for a in assignments for s in course.students(a)]
+    records = [run_record.read_record(course, a, s) for a in assignments for s in course.students(a)]
     times = [r.get("times", {}) for r in records if r]
     means = {name: statistics.fmean(t.get(name, 0.0) for t in times) for name in CATEGORIES}
     means["total"] = statistics.fmean(r["seconds"] for r in records if r)

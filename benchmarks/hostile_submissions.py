@@ -1,7 +1,7 @@
 """Benchmark: what the protections against hostile submissions cost, and what they save.
 
 1. The reason of a failed nbgrader run from a log holding one long line (a huge timestamp.txt
-   quoted in a parse error): ``grader.parallel._reason_from`` (candidate) against the previous
+   quoted in a parse error): ``grader.grading.grade_one._reason_from`` (candidate) against the previous
    pattern ``^\\s*[\\w.]*(Error|Exception)\\b.*:`` applied to every whole line (baseline).
 2. One sandboxed notebook (three small cells) with the whole-tree layers (control group and
    working-folder filesystem; candidate) against the same sandbox without them (baseline, the
@@ -22,7 +22,7 @@ import time
 
 from nbformat.v4 import new_code_cell, new_notebook
 
-from grader.parallel import _reason_from
+from grader.grading.grade_one import _reason_from
 from grader.sandbox import SandboxedExecute, layers
 
 PREVIOUS_PATTERN = r"^\s*[\w.]*(Error|Exception)\b.*:"

@@ -5,7 +5,7 @@ instructor's cells, as grading sees them after sanitizing), in this one script:
 
 - baseline: the code cells' text, trailing whitespace ignored, hashed (the earlier rule: a comment
   changed the hidden inputs);
-- candidate: ``grader.submission_fingerprint.notebook_fingerprint`` (each cell parsed, IPython
+- candidate: ``grader.grading.submission_fingerprint.notebook_fingerprint`` (each cell parsed, IPython
   syntax transformed where needed, its parse tree hashed in canonical form) plus the files beside
   the notebook (here none, as in most hand-ins).
 
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import nbformat
 
-from grader.course import ASSIGNMENTS, Course, REPO_ROOT
-from grader.submission_fingerprint import handin_files, handin_files_fingerprint, notebook_fingerprint
+from grader.course import ASSIGNMENTS, REPO_ROOT, Course
+from grader.grading.submission_fingerprint import handin_files, handin_files_fingerprint, notebook_fingerprint
 
 
 def text_fingerprint(nb) -> str:

@@ -5,7 +5,7 @@ the similarity corpus (independent solutions and their disguised copies, ``grade
 similarity_corpus``), the grading corpus's independent hand-ins, and an honest class generated from
 shared idioms (``grader_tests/similarity_class.py``) for the rest. Then:
 
-- baseline: ``grader.parallel.grade_class`` with 2 workers (sandboxed kernels, trusted verdicts,
+- baseline: ``grader.scheduling.pool.grade_class`` with 2 workers (sandboxed kernels, trusted verdicts,
   gradebook) on ``--sample`` notebooks of the class; their mean grading time (each one's record)
   over the number of workers, times the class size, is what grading the class takes (worker
   start-up left out, so the baseline is on the low side);
@@ -36,11 +36,11 @@ sys.path.insert(0, str(REPO / "grader_tests"))
 from similarity_harness import corpus_class, precision_recall  # noqa: E402
 
 from grader.course import Course, create_course  # noqa: E402
-from grader.parallel import grade_class  # noqa: E402
+from grader.demo.corpus import Submission, build_notebook, write_submission  # noqa: E402
 from grader.release import generate_release  # noqa: E402
 from grader.reporting.timings import grading_times  # noqa: E402
+from grader.scheduling.pool import grade_class  # noqa: E402
 from grader.similarity import similar_pairs  # noqa: E402
-from grader.submissions import Submission, build_notebook, write_submission  # noqa: E402
 
 ASSIGNMENT = "02_softmax"
 

@@ -1,4 +1,4 @@
-"""Grading machinery on top of nbgrader: checks, sandbox, parallel runs, reports, CLI."""
+"""Grading machinery on top of nbgrader: one submission (grading), where it runs (scheduling, service), the sandbox, checks, pages, reports, CLI."""
 import sys
 
 # jsonschema (imported by nbformat and nbgrader) imports rfc3987_syntax when it is installed, only

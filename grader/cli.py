@@ -22,10 +22,8 @@ import os
 import sys
 from pathlib import Path
 
-from rich.text import Text
-
 from grader.console import make_console
-from grader.course import ASSIGNMENTS, REPO_ROOT, Course
+from grader.course import ASSIGNMENTS, Course
 
 
 def _ensure_tools_on_path() -> None:
@@ -50,12 +48,12 @@ def cmd_release(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    from grader.autograde_run import run_autograde
+    from grader.scheduling.class_run import run_autograde
 
     course = _course(args)
-    if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.distributed)
-        from grader.cluster_security import InsecureSchedulerError, client_security
-        from grader.distributed import ClusterSetupError
+    if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.scheduling.dask_cluster)
+        from grader.scheduling.cluster_security import InsecureSchedulerError, client_security
+        from grader.scheduling.dask_cluster import ClusterSetupError
 
         try:
             client_security(course, args.scheduler, insecure=args.insecure_scheduler)  # refuse before any work
@@ -68,9 +66,9 @@ def cmd_autograde(args) -> int:
 
 
 def cmd_feedback(args) -> int:
-    from grader import nbgrader_runner
+    from grader.grading import nbgrader_apps
 
-    result = nbgrader_runner.generate_feedback(_course(args), args.assignment)
+    result = nbgrader_apps.generate_feedback(_course(args), args.assignment)
     if not result["success"]:
         print(result.get("error") or result.get("log"), file=sys.stderr)
         return 1
@@ -78,8 +76,9 @@ def cmd_feedback(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from grader.report import build_report, gradebook_assignments, render
     from grader.reporting import write_report
+    from grader.reporting.class_report import build_report, gradebook_assignments
+    from grader.reporting.terminal import print_class_report
 
     if bool(args.assignment) == bool(args.all):
         raise SystemExit("error: name one ASSIGNMENT or pass --all")
@@ -95,7 +94,7 @@ def cmd_report(args) -> int:
         raise SystemExit(f"error: no submissions in {course.root / 'submitted'}; grade a class first")
     console = make_console()
     for assignment in assignments:
-        render(build_report(course, assignment), console)
+        print_class_report(build_report(course, assignment), console)
     page, table = write_report(course, assignments, Path(args.output) if args.output else None)
     console.print(f"\nclass report: {page}\ntables (CSV): {table}", soft_wrap=True, highlight=False)
     return 0
@@ -103,7 +102,7 @@ def cmd_report(args) -> int:
 
 def cmd_similarity(args) -> int:
     from grader.similarity import similar_pairs
-    from grader.similarity.report import render as render_similarity
+    from grader.similarity.report import print_similar_pairs
 
     course = _course(args)
     if not course.students(args.assignment):
@@ -112,7 +111,7 @@ def cmd_similarity(args) -> int:
         report = similar_pairs(course, args.assignment)
     except FileNotFoundError as exc:
         raise SystemExit(f"error: {exc}") from None
-    render_similarity(report, make_console())
+    print_similar_pairs(report, make_console())
     if report.pairs:
         print(f"side by side: `grader report {args.assignment}`, section \"Possibly written together\"")
     return 0
@@ -146,7 +145,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from grader.demo import run_demo
+    from grader.demo.run import run_demo
 
     return run_demo(Path(args.dir) if args.dir else None, workers=args.workers, console=make_console())
 
@@ -172,9 +171,14 @@ def add_check_pages_parser(sub) -> None:
 # ---- end check-pages ----
 
 
-# ---- cluster-certs: the course's CA and certificates for a grading cluster (grader.cluster_security) ----
+# ---- cluster-certs: the course's CA and certificates for a grading cluster (grader.scheduling.cluster_security) ----
 def cmd_cluster_certs(args) -> int:
-    from grader.cluster_security import CERTS_VARIABLE, CertificatesExistError, certificates_folder, make_certificates
+    from grader.scheduling.cluster_security import (
+        CERTS_VARIABLE,
+        CertificatesExistError,
+        certificates_folder,
+        make_certificates,
+    )
 
     course = _course(args)
     course.state_dir  # created mode 0700 before anything is written into it (the default folder is inside)

@@ -31,6 +31,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 STATE_DIR_NAME = ".grader"
 CONFIG_FILE = "nbgrader_config.py"
 # The environment variable the course's nbgrader_config.py reads for a gradebook other than SQLite.
+TIMESTAMP_FILE = "timestamp.txt"  # nbgrader's record of when a hand-in was submitted
+MAX_TIMESTAMP_CHARS = 100  # a timestamp is one short line; the rest of a longer file is never read
 DB_URL_VARIABLE = "GRADER_DB_URL"
 
 # assignment id -> notebook name (without .ipynb), in teaching order.
@@ -155,3 +157,37 @@ def enable_concurrent_writers(course: Course) -> None:
         return
     with sqlite3.connect(path) as db:
         db.execute("PRAGMA journal_mode=WAL")
+
+
+def read_timestamp(folder: Path) -> str | None:
+    """The text of ``folder/timestamp.txt`` (at most ``MAX_TIMESTAMP_CHARS``, stripped), or None when absent."""
+    try:
+        with open(folder / TIMESTAMP_FILE, encoding="utf-8", errors="replace") as handle:
+            return handle.read(MAX_TIMESTAMP_CHARS).strip()
+    except OSError:
+        return None
+
+
+def converter_coursedir(preprocessor):
+    """The ``CourseDirectory`` of the nbgrader converter running ``preprocessor`` (exporter -> converter),
+    or None when the preprocessor runs on its own."""
+    return getattr(getattr(preprocessor.parent, "parent", None), "coursedir", None)
+
+
+def course_root_of(preprocessor) -> str:
+    """The course folder a preprocessor grades in: its converter's course directory when run by one
+    (``nbgrader autograde``, ``grader``), else nbgrader's own rule (``CourseDirectory.root`` of the
+    config, which defaults to the current folder)."""
+    from nbgrader.coursedir import CourseDirectory
+
+    coursedir = converter_coursedir(preprocessor)
+    if coursedir is not None:
+        return coursedir.root
+    return CourseDirectory(config=preprocessor.config).root
+
+
+def load_config(course: Course):
+    """The traitlets config of the course's ``nbgrader_config.py``."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    return PyFileConfigLoader(CONFIG_FILE, path=str(course.root)).load_config()

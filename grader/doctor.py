@@ -399,11 +399,11 @@ def service_findings(course_root: str) -> list[Finding]:
 
     from grader.course import Course
     from grader.service.exchange import CourseExchange
-    from grader.service.inbound import HandinRefused, InboundFolder, collect_folder
-    from grader.service.policy import load_policy as load_service_policy
+    from grader.service.inbound import HandinRefused, InboundFolder, collect_folder, handin_budget
+    from grader.service_policy import load_policy as load_service_policy
 
     course = Course(Path(course_root).resolve())
-    budget = load_service_policy(course).handin_budget()
+    budget = handin_budget(load_service_policy(course))
     with tempfile.TemporaryDirectory(prefix="grader-doctor-inbound-") as top:
         inbound = Path(top, "inbound")
         canary = Path(top, "canary.txt")
@@ -438,13 +438,13 @@ def service_findings(course_root: str) -> list[Finding]:
 
 
 def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
-    """The course's grading-cluster certificates (``grader.cluster_security``): one row when a
+    """The course's grading-cluster certificates (``grader.scheduling.cluster_security``): one row when a
     certificates folder is there or configured, else a note (a course graded locally needs none);
     nothing without Dask distributed installed."""
     from pathlib import Path
 
-    from grader.cluster_security import certificates_report, not_configured_note
     from grader.course import Course
+    from grader.scheduling.cluster_security import certificates_report, not_configured_note
 
     try:
         import distributed  # noqa: F401

@@ -1,7 +1,7 @@
 """``probe("<name>")`` for instructors running a source notebook by hand.
 
 In a source notebook each test cell ends with a hidden ``probe("<name>")``. During grading that
-cell is replaced by the trusted probe code (``grader.verdicts``) and judged outside the kernel. When
+cell is replaced by the trusted probe code (``grader.grading.preprocessors.decide_verdicts``) and judged outside the kernel. When
 an instructor runs the source notebook in Jupyter, this function runs the same check in the kernel
 itself (fresh inputs, the same judging code) and raises ``AssertionError`` with the feedback text if
 the answer fails, so model answers can be checked while writing them.
@@ -12,7 +12,7 @@ import inspect
 import json
 import secrets
 
-from grader import kernel_probe
+from grader import kernel_side
 from grader.checks import get_check
 
 
@@ -26,7 +26,7 @@ def probe(name: str, namespace: dict | None = None) -> None:
     check = get_check(name)
     cases = check.draw_cases(secrets.randbits(63))
     plan = check.plan(cases, token="interactive")
-    report = json.loads(json.dumps(kernel_probe.collect(plan, namespace), allow_nan=False))
+    report = json.loads(json.dumps(kernel_side.collect(plan, namespace), allow_nan=False))
     # the instructor's own kernel: its my_numbers are the numbers to judge against
     verdict = check.decide(cases, report, namespace.get("my_numbers", {}).get(name))
     if not verdict.passed:

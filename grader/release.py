@@ -8,9 +8,9 @@ from pathlib import Path
 import nbformat
 from rich.console import Console
 
-from grader import nbgrader_runner
 from grader.course import REPO_ROOT, Course, create_course, notebook_name
-from grader.variants import refresh_numbers_cell
+from grader.grading import nbgrader_apps
+from grader.grading.student_numbers import refresh_numbers_cell
 
 
 def generate_release(course: Course, assignment: str) -> Path:
@@ -19,7 +19,7 @@ def generate_release(course: Course, assignment: str) -> Path:
     RuntimeError with nbgrader's log when generation fails.
     """
     notebook_name(assignment)  # ValueError for an unknown id
-    result = nbgrader_runner.generate_assignment(course, assignment)
+    result = nbgrader_apps.generate_assignment(course, assignment)
     if not result["success"]:
         raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{result.get('log', '')}")
     return course.release_notebook(assignment)
@@ -30,7 +30,7 @@ def regenerate_release(assignments: list[str], console: Console) -> bool:
 
     Generating in a scratch folder keeps the repository free of a gradebook; only the student
     notebook is copied back. First each source notebook's ``my_numbers`` cell is refreshed from
-    ``solutions.variants`` (``grader.variants``), so the notebooks derive the numbers as grading does.
+    ``solutions.variants`` (``grader.grading.student_numbers``), so the notebooks derive the numbers as grading does.
     """
     ok = True
     for assignment in assignments:

@@ -66,8 +66,9 @@ from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 
 from grader.course import REPO_ROOT, Course, create_course, notebook_name
+from grader.demo.corpus import write_submission
+from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 from grader.release import generate_release
-from grader.submissions import grade_id, is_solution_cell, model_answers, write_submission
 
 ATTACKS_DIR = Path(__file__).with_name("attacks")
 TOOLKIT = ATTACKS_DIR / "forge.py"

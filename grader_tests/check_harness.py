@@ -8,9 +8,9 @@ from pathlib import Path
 
 import nbformat
 
-from grader import kernel_probe
+from grader import kernel_side
 from grader.checks.api import Case, Check, Verdict
-from grader.variants import NUMBERS_CELL, with_graded_student
+from grader.grading.student_numbers import NUMBERS_CELL, with_graded_student
 from solutions.variants import numbers_for
 
 #: Student ids whose numbers the variant-aware tests judge (the lesson's numbers, None, among them).
@@ -25,7 +25,7 @@ def judge(check: Check, namespace: dict, seed: int = 0) -> Verdict:
     """
     cases = [Case.from_wire(wire) for wire in json.loads(json.dumps([c.to_wire() for c in check.draw_cases(seed)]))]
     plan = json.loads(json.dumps(check.plan(cases, "t")))
-    report = json.loads(json.dumps(kernel_probe.collect(plan, namespace), allow_nan=False))
+    report = json.loads(json.dumps(kernel_side.collect(plan, namespace), allow_nan=False))
     return check.decide(cases, report, namespace.get("my_numbers", {}).get(check.name))
 
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from grader.course import ASSIGNMENTS, Course, create_course
-from grader.release import generate_release
-
 # Session fixtures shared by several test modules live here, imported once: a fixture imported into
 # two test modules is two fixtures, and two Playwright instances in one process fail.
 from browser import browser, browser_artefacts  # noqa: E402,F401
+from graded_class import graded_class  # noqa: E402,F401
 from hub_session import course_hub, hub_artefacts  # noqa: E402,F401
 from hub_student_path import student_path  # noqa: E402,F401
-from graded_class import graded_class  # noqa: E402,F401
+
+from grader.course import ASSIGNMENTS, Course, create_course
+from grader.release import generate_release
 
 # nbgrader runs the `alembic` executable when it creates a gradebook: use the one of this environment.
 os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")

@@ -9,7 +9,7 @@ Columns ``assignment, submission, grade_id, score, diagnosis``:
   names, or the escalation stage of the first problem (``not attempted yet``, ``raised an error``,
   ``not defined``, ``no report``, ...), or ``ungradable: <reason>`` for a file nbgrader cannot read.
 
-Test-only: the grader never reads it. The corpus itself is read by ``grader.submissions``.
+Test-only: the grader never reads it. The corpus itself is read by ``grader.demo.corpus``.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.submissions import CORPUS_DIR, CorpusError
+from grader.demo.corpus import CORPUS_DIR, CorpusError
 
 EXPECTED_TABLE = CORPUS_DIR / "expected.csv"
 EVERY_OTHER_CELL = "*"

@@ -1,8 +1,8 @@
 """One small class graded by ``grader autograde`` for the page tests (report, feedback, formgrader).
 
-The simulated class of the demo (``grader.simulated_class``) hands in 02_softmax; one more student
+The simulated class of the demo (``grader.demo.simulated_class``) hands in 02_softmax; one more student
 hands in a truncated file (ungradable), and one hands in a day after the due date (late). The
-class is graded with ``grader.parallel.grade_class`` (which records grading times), feedback is
+class is graded with ``grader.scheduling.pool.grade_class`` (which records grading times), feedback is
 generated with ``nbgrader generate_feedback``, and the report page written. Built once per pytest run; pytest-xdist workers share it
 through a lock file, as ``test_pipeline_end_to_end.graded_corpus`` does.
 """
@@ -17,14 +17,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from built_once import built_once
 from nbgrader.api import Gradebook
 
-from built_once import built_once
 from grader.course import Course
-from grader.parallel import grade_class
+from grader.demo.corpus import get_submission
+from grader.demo.simulated_class import simulated_class
 from grader.reporting import write_report
-from grader.simulated_class import simulated_class
-from grader.submissions import get_submission
+from grader.scheduling.pool import grade_class
 
 ASSIGNMENT = "02_softmax"
 DUE = datetime(2026, 3, 1, 12, 0, 0)

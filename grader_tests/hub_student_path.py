@@ -15,7 +15,7 @@ from hub_browser import HubUser, read_feedback
 from hub_session import ASSIGNMENT, NOTEBOOK
 
 from grader.course import REPO_ROOT
-from grader.submissions import get_submission
+from grader.demo.corpus import get_submission
 
 WRONG_SOFTMAX = get_submission(ASSIGNMENT, "softmax_no_max_subtraction").cells["softmax"]
 SOFTMAX_MARKER = "def softmax(x, axis=-1):"

@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from attack_harness import merge_into
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 
-from attack_harness import merge_into
 from grader.course import Course, notebook_name
-from grader.submissions import grade_id, is_solution_cell, model_answers
+from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 
 INJECTIONS_DIR = Path(__file__).with_name("injections")
 ASSIGNMENT = "02_softmax"

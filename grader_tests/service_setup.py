@@ -15,14 +15,13 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator
 
+import nbformat
 import pytest
 
-import nbformat
-
 from grader.course import Course
+from grader.demo.corpus import build_notebook, get_submission
 from grader.service.exchange import CourseExchange
-from grader.service.student import StudentSide, account_name, temporary_accounts
-from grader.submissions import build_notebook, get_submission
+from grader.service.student import StudentSide, temporary_account_name, temporary_accounts
 
 
 class ServiceCourse:
@@ -46,7 +45,7 @@ class ServiceCourse:
 
     def planned_id(self, name: str) -> str:
         """The id the test's student ``name`` gets (before its account exists)."""
-        return account_name(name, self._prefix)
+        return temporary_account_name(name, self._prefix)
 
     def student_id(self, name: str) -> str:
         """The id (and account) of the test's student ``name``: created on first use."""

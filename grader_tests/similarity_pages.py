@@ -9,8 +9,8 @@ from __future__ import annotations
 from similarity_class import cells_of, honest_class
 from similarity_harness import corpus_class
 
-from grader.report import ClassReport, StudentResult
-from grader.reporting.analysis import AssignmentSummary, summarize
+from grader.reporting.analysis import AssignmentSummary, assignment_summary
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.similarity.compare import compare_class
 
 HOSTILE_CODE = "</pre><script>window.pwned = 1</script><img src=x onerror=\"window.pwned = 2\">"
@@ -28,7 +28,7 @@ def hostile_summary() -> AssignmentSummary:
     found.cells[HOSTILE_ID] = {g: c.replace("import math", f"import math\nNOTE = {HOSTILE_CODE!r}")
                                for g, c in copied.items()}
     report = ClassReport("02_softmax", [StudentResult(s, 1.0, 2.0, "graded", {}) for s in sorted(found.cells)])
-    summary = summarize(report)
+    summary = assignment_summary(report)
     summary.similarity = compare_class(found)
     assert summary.similarity.pairs, "the copied pair must be found for the page to show it"
     return summary

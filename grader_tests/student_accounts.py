@@ -107,7 +107,7 @@ class Student:
 
     def write(self, relative: str, text: str) -> None:
         """Write a file as the student (their own editor would)."""
-        self.run("sh", "-c", f'mkdir -p "$(dirname "$1")" && cat > "$1"', "sh", relative, input=text)
+        self.run("sh", "-c", 'mkdir -p "$(dirname "$1")" && cat > "$1"', "sh", relative, input=text)
 
     def can(self, *args: str) -> bool:
         """Whether ``args`` succeeds as this student."""

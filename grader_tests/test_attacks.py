@@ -14,17 +14,30 @@ import shutil
 from pathlib import Path
 
 import pytest
+from attack_harness import (
+    ASSIGNMENT,
+    CANARY_MODE,
+    CANARY_TEXT,
+    LEAK_MARKER,
+    PROCESSES,
+    GradedCorpus,
+    canary_path,
+    grade_corpus,
+    gradebook_definitions,
+    irregular_entries,
+    load_attacks,
+    max_scores,
+    plan_batches,
+    process_marker,
+    processes_named,
+    scores,
+    tree_digest,
+)
 
 from grader.course import Course
-from grader.parallel import grade_class
+from grader.grading.ungradable_record import ungradable_reason
 from grader.sandbox.policy import SandboxPolicy
-from grader.ungradable import ungradable_reason
-
-from attack_harness import (
-    ASSIGNMENT, CANARY_MODE, CANARY_TEXT, LEAK_MARKER, PROCESSES, GradedCorpus, canary_path, grade_corpus,
-    gradebook_definitions, irregular_entries, load_attacks, max_scores, plan_batches, process_marker,
-    processes_named, scores, tree_digest,
-)
+from grader.scheduling.pool import grade_class
 
 pytestmark = pytest.mark.slow
 

@@ -20,18 +20,29 @@ import stat
 from pathlib import Path
 
 import pytest
+from attack_harness import (
+    ASSIGNMENT,
+    HONEST,
+    NOTEBOOK_NAME,
+    TARGET,
+    AnswerServer,
+    irregular_entries,
+    lay_out_batch,
+    load_attacks,
+    max_scores,
+    model_answers,
+    placeholders,
+    process_marker,
+    processes_named,
+    run_grader_autograde,
+    scores,
+)
 
 from grader.course import Course, create_course
 from grader.release import generate_release
-from grader.report import build_report
+from grader.reporting.class_report import build_report
 from grader.sandbox.policy import SandboxPolicy
 from grader.sandbox.submitted_links import quarantine_folder
-
-from attack_harness import (
-    ASSIGNMENT, HONEST, NOTEBOOK_NAME, TARGET, AnswerServer, irregular_entries, lay_out_batch,
-    load_attacks, max_scores, model_answers, placeholders, process_marker, processes_named,
-    run_grader_autograde, scores,
-)
 
 pytestmark = pytest.mark.slow
 
@@ -54,8 +65,9 @@ def ids(attack):
 
 def grade_courses(folder: Path) -> dict:
     """Release 02_softmax, lay out both courses, grade each with ``grader autograde``; a summary."""
-    import nbformat
     import secrets
+
+    import nbformat
 
     template = create_course(folder / "template")
     generate_release(template, ASSIGNMENT)

@@ -11,11 +11,11 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from grader.attempts import AttemptCredit
-from grader.parallel import grade_class
-from grader.service.policy import GradingService as Policy
-from grader.service.watch import GradingService
-from grader.submissions import Submission, build_notebook
+from grader.demo.corpus import Submission, build_notebook
+from grader.grading.attempt_credit import AttemptCredit
+from grader.scheduling.pool import grade_class
+from grader.service.watch import GradingLoop
+from grader.service_policy import GradingService as Policy
 from grader_tests.service_setup import ServiceCourse, accounts_skip_reason, temporary_service_course
 from solutions.quiz import quiz_answer
 from solutions.variants import numbers_for
@@ -61,7 +61,7 @@ def test_cycling_through_the_letters_ends_with_the_schedules_reduced_credit_and_
     pages = []
     for letter in "ABCD":
         side = setup.hand_in(name, ASSIGNMENT, {NOTEBOOK: notebook_answering(setup, letter)})
-        GradingService(setup.course, policy=Policy(max_graded_per_hour=10), workers=1).run(once=True)
+        GradingLoop(setup.course, policy=Policy(max_graded_per_hour=10), workers=1).run(once=True)
         pages.append(side.fetch_feedback(ASSIGNMENT)[-1].read_text(encoding="utf-8"))
         if "answer_culprit: passed" in pages[-1]:
             break

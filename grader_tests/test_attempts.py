@@ -1,4 +1,4 @@
-"""Credit that remembers attempts (grader.attempts): distinct wrong answers cap what a quiz item can earn."""
+"""Credit that remembers attempts (grader.grading.attempt_credit): distinct wrong answers cap what a quiz item can earn."""
 from __future__ import annotations
 
 import json
@@ -7,10 +7,10 @@ import pytest
 from check_harness import judge
 from traitlets.config import Config
 
-from grader import kernel_probe
-from grader.attempts import Attempt, AttemptCredit, AttemptHistory, answer_key, credit_with_history
+from grader import kernel_side
 from grader.checks import get_check
-from grader.verdicts import DecideVerdicts
+from grader.grading.attempt_credit import Attempt, AttemptCredit, AttemptHistory, answer_key, credit_with_history
+from grader.grading.preprocessors.decide_verdicts import DecideVerdicts
 from solutions.variants import numbers_for
 
 STUDENT = "cyc"
@@ -21,7 +21,7 @@ def graded(history, policy, answer, timestamp, student=STUDENT, item=ITEM):
     """The verdict of ``answer`` to ``item`` handed in at ``timestamp``, after the history so far."""
     numbers = numbers_for(student)[item]
     verdict = judge(get_check(item), {item: answer, "my_numbers": {item: numbers}} if answer is not None else {})
-    wire = kernel_probe.encode(answer) if answer is not None else None
+    wire = kernel_side.encode(answer) if answer is not None else None
     return credit_with_history(verdict, Attempt("02_softmax", student, item, timestamp, wire), history, policy)
 
 
@@ -100,9 +100,9 @@ def test_the_feedback_says_what_the_item_can_still_earn_and_never_the_answer(his
 
 
 def test_numbers_equal_to_six_digits_are_one_answer():
-    assert answer_key(kernel_probe.encode(0.2018965179946)) == answer_key(kernel_probe.encode(0.20189651799465538))
-    assert answer_key(kernel_probe.encode(0.2018)) != answer_key(kernel_probe.encode(0.2019))
-    assert answer_key(kernel_probe.encode(" b")) == answer_key(kernel_probe.encode("B"))
+    assert answer_key(kernel_side.encode(0.2018965179946)) == answer_key(kernel_side.encode(0.20189651799465538))
+    assert answer_key(kernel_side.encode(0.2018)) != answer_key(kernel_side.encode(0.2019))
+    assert answer_key(kernel_side.encode(" b")) == answer_key(kernel_side.encode("B"))
 
 
 def test_the_schedule_is_read_from_the_course_config():
@@ -124,4 +124,4 @@ def test_the_history_lives_in_the_courses_private_folder(history):
     graded(history, AttemptCredit(), next(l for l in "ABCD" if l != right_letter()), "2026-12-01T10:00:00")
     assert history.path.name == "attempts.sqlite" and history.path.parent.name == ".grader"
     assert history.students_items() == {("02_softmax", STUDENT, ITEM): 1}
-    assert json.loads(answer_key(kernel_probe.encode("a"))) == ["str", "A"]
+    assert json.loads(answer_key(kernel_side.encode("a"))) == ["str", "A"]

@@ -13,11 +13,11 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from grader import grading_state
 from grader.course import ASSIGNMENTS, Course
-from grader.submissions import write_submission
-from grader.parallel import grade_class
-from grader.simulated_class import simulated_class
+from grader.demo.corpus import write_submission
+from grader.demo.simulated_class import simulated_class
+from grader.grading import run_record
+from grader.scheduling.pool import grade_class
 
 pytestmark = pytest.mark.slow
 ASSIGNMENT = "01_variance"
@@ -48,7 +48,7 @@ def scores(course: Course, students: list[str]) -> dict[str, dict[str, float | N
 
 
 def finished_times(course: Course, students: list[str]) -> dict[str, float]:
-    records = {s: grading_state.read_record(course, ASSIGNMENT, s) for s in students}
+    records = {s: run_record.read_record(course, ASSIGNMENT, s) for s in students}
     return {s: r["finished"] for s, r in records.items() if r is not None}
 
 

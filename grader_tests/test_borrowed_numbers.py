@@ -5,15 +5,15 @@ import csv
 
 from bs4 import BeautifulSoup
 
-from grader import kernel_probe
+from grader import kernel_side
 from grader.checks import get_check
 from grader.course import Course
-from grader.report import ClassReport, StudentResult
-from grader.reporting.analysis import summarize
+from grader.grading.preprocessors.decide_verdicts import write_quiz_answers
+from grader.reporting.analysis import assignment_summary
 from grader.reporting.borrowed_numbers import LESSONS_NUMBERS, BorrowedRow, borrowed_numbers
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.csv_tables import write_csv
 from grader.reporting.html_page import render_page
-from grader.verdicts import write_quiz_answers
 from solutions.variants import LESSON_NUMBERS, numbers_for
 
 ASSIGNMENT = "03_readout"
@@ -22,7 +22,7 @@ ITEMS = ("answer_ab_exp", "answer_ab_ratio", "answer_ab_weights", "answer_beta_e
 
 def answer_for(item: str, whose: str | None) -> dict:
     """The encoded right answer of ``item`` for ``whose`` numbers (the lesson's for None)."""
-    return kernel_probe.encode(get_check(item).expected_value(numbers_for(whose)[item]))
+    return kernel_side.encode(get_check(item).expected_value(numbers_for(whose)[item]))
 
 
 def hand_in(course: Course, student: str, answers: dict[str, dict], own_numbers_right: bool = False) -> None:
@@ -63,13 +63,13 @@ def test_a_student_who_typed_the_lessons_answers_is_listed_with_the_lessons_numb
 
 def test_right_answers_and_answers_that_fit_nobody_are_not_listed(tmp_path):
     course, students = class_of(tmp_path)
-    hand_in(course, "ada", {"answer_ab_ratio": kernel_probe.encode(0.123456789)})
+    hand_in(course, "ada", {"answer_ab_ratio": kernel_side.encode(0.123456789)})
     rows = borrowed_numbers(course, ASSIGNMENT, students)
     assert not [row for row in rows if row.student == "ada"]
 
 
 def test_the_report_page_and_its_csv_carry_the_section(tmp_path):
-    summary = summarize(ClassReport(ASSIGNMENT, [StudentResult("copier", 1.0, 18.0, "graded", {})]))
+    summary = assignment_summary(ClassReport(ASSIGNMENT, [StudentResult("copier", 1.0, 18.0, "graded", {})]))
     summary.borrowed = [BorrowedRow("copier", "answer_ab_ratio", "ada", 4)]
     soup = BeautifulSoup(render_page([summary]), "html.parser")
     table = soup.find("table", attrs={"data-table": "borrowed_numbers"})
@@ -82,5 +82,5 @@ def test_the_report_page_and_its_csv_carry_the_section(tmp_path):
 
 
 def test_an_empty_section_says_that_nothing_fits():
-    summary = summarize(ClassReport(ASSIGNMENT, [StudentResult("ada", 18.0, 18.0, "graded", {})]))
+    summary = assignment_summary(ClassReport(ASSIGNMENT, [StudentResult("ada", 18.0, 18.0, "graded", {})]))
     assert "No wrong quiz answer fits the lesson's numbers or a classmate's." in render_page([summary])

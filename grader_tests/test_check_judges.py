@@ -18,7 +18,7 @@ from grader.checks.softmax import REFERENCE_TRIAL_FACTOR, SATURATION_KEYS, satur
 from grader.checks.variance import mc_band
 
 # The package re-exports the reference's functions under the module names, so import the modules themselves.
-softmax_reference = importlib.import_module("solutions.softmax")
+softmax_reference = importlib.import_module("solutions.saturation")
 variance_reference = importlib.import_module("solutions.variance")
 BY_NAME = all_checks()
 CHECKS = BY_NAME

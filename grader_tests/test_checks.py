@@ -2,7 +2,7 @@
 
 One module for the checks of all four assignments: each test is parametrized over every check (or
 every known wrong answer of ``grader.checks.misconceptions``). Cases travel as JSON,
-``grader.kernel_probe.collect`` calls the answer in a namespace, and ``Check.decide`` judges the
+``grader.kernel_side.collect`` calls the answer in a namespace, and ``Check.decide`` judges the
 report against ``solutions`` (``check_harness.judge``). Tests of one check's own judge (statistical
 bands, answers in any order) are in ``test_check_judges.py``.
 """

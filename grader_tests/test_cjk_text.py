@@ -20,14 +20,14 @@ from nbformat.v4 import new_markdown_cell
 
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.course import Course
-from grader.feedback.ungradable import ungradable_page
+from grader.demo.corpus import build_notebook, get_submission, write_submission
 from grader.fonts import figure_font_family
-from grader.report import ClassReport, StudentResult
+from grader.grading.status_page import ungradable_page
 from grader.reporting import figures
-from grader.reporting.analysis import summarize
+from grader.reporting.analysis import assignment_summary
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.html_page import render_page
-from grader.service.pages import render
-from grader.submissions import build_notebook, get_submission, write_submission
+from grader.service.pages import status_page_of
 
 TAG = "方差证明"
 NO_GLYPH_ANYWHERE = "\u0378"
@@ -138,7 +138,7 @@ def test_the_class_report_draws_a_chinese_lesson_tag_with_real_glyphs(browser, t
                                                              "misconception": misconception}}),
     ])
     page = tmp_path / "report.html"
-    page.write_text(render_page([summarize(report, [], {})]), encoding="utf-8")
+    page.write_text(render_page([assignment_summary(report, [], {})]), encoding="utf-8")
     assert_drawn_with_glyphs(browser, page)
 
 
@@ -153,6 +153,6 @@ def test_the_ungradable_page_draws_chinese_text_with_real_glyphs(browser, tmp_pa
 @pytest.mark.slow
 def test_the_service_status_page_draws_chinese_text_with_real_glyphs(browser, tmp_path):  # noqa: F811
     page = tmp_path / "status.html"
-    page.write_text(render("ada", "01_variance", "2026-12-01 10:00 UTC", "received",
+    page.write_text(status_page_of("ada", "01_variance", "2026-12-01 10:00 UTC", "received",
                            f"your notes on {TAG} were received", "wait"), encoding="utf-8")
     assert_drawn_with_glyphs(browser, page)

@@ -21,12 +21,18 @@ import nbformat
 import numpy as np
 import pytest
 from test_corpus_verdicts import (
-    NOT_ATTEMPTED_CELLS, RUNNABLE, diagnosis, judge_in_process, nbgrader_score, run_setup_and_solution_cells,
+    NOT_ATTEMPTED_CELLS,
+    RUNNABLE,
+    diagnosis,
+    judge_in_process,
+    nbgrader_score,
+    run_setup_and_solution_cells,
 )
 
-from grader import kernel_probe
+from grader import kernel_side
 from grader.course import ASSIGNMENTS, REPO_ROOT
-from grader.submissions import build_notebook, checks_of_test_cells, points_of_test_cells
+from grader.demo.corpus import build_notebook
+from grader.notebook_cells import checks_of_test_cells, points_of_test_cells
 
 pytestmark = pytest.mark.slow
 
@@ -66,7 +72,7 @@ def _all_names(code: types.CodeType):
 
 def _value_key(value) -> str:
     try:
-        return json.dumps(kernel_probe.encode(value), sort_keys=True)
+        return json.dumps(kernel_side.encode(value), sort_keys=True)
     except Exception:
         return f"<{type(value).__name__} {id(value)}>"  # unknown objects are never shared
 

@@ -1,12 +1,13 @@
-"""Building submission notebooks from a release notebook and reading the corpus (grader.submissions)."""
+"""Building submission notebooks from a release notebook and reading the corpus (grader.demo.corpus)."""
 from __future__ import annotations
 
 import nbformat
 import pytest
+from corpus_expected import ExpectedRow, expected_outcome, load_expected
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from corpus_expected import ExpectedRow, expected_outcome, load_expected
-from grader.submissions import CorpusError, Submission, build_notebook, hand_in, model_answer, parse_submission
+from grader.demo.corpus import CorpusError, Submission, build_notebook, hand_in, parse_submission
+from grader.notebook_cells import model_answer
 
 
 def _cell(source: str, grade_id: str, *, solution: bool = False, points: float | None = None):

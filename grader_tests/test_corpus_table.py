@@ -5,13 +5,14 @@ from collections import Counter
 
 import nbformat
 import pytest
+from corpus_expected import EVERY_OTHER_CELL, FULL_POINTS, UNGRADABLE, expected_outcome, load_expected
 
 from grader.checks import get_check
 from grader.checks.api import STAGES
 from grader.course import ASSIGNMENTS, REPO_ROOT
-from grader.simulated_class import COPIED, ROSTER, simulated_class
-from corpus_expected import EVERY_OTHER_CELL, FULL_POINTS, UNGRADABLE, expected_outcome, load_expected
-from grader.submissions import build_notebook, checks_of_test_cells, load_corpus, points_of_test_cells
+from grader.demo.corpus import build_notebook, load_corpus
+from grader.demo.simulated_class import COPIED, ROSTER, simulated_class
+from grader.notebook_cells import checks_of_test_cells, points_of_test_cells
 
 # What the corpus must show, as (check, misconception named in the feedback).
 REQUIRED_MISCONCEPTIONS = {
@@ -113,13 +114,13 @@ def test_only_unreadable_files_are_expected_to_be_ungradable(corpus, rows):
     assert ungradable == {(s.assignment, s.name) for s in corpus if s.unreadable}
 
 
-def test_the_corpus_shows_every_misconception_of_the_issue(rows):
+def test_the_corpus_shows_every_required_misconception(rows):
     checks = {a: checks_of_test_cells(source(a)) for a in ASSIGNMENTS}
     shown = {(checks[r.assignment][r.grade_id], r.diagnosis) for r in rows if r.grade_id != EVERY_OTHER_CELL}
     assert REQUIRED_MISCONCEPTIONS - shown == set()
 
 
-def test_the_corpus_has_every_fault_of_the_issue_and_an_unreadable_file(corpus):
+def test_the_corpus_has_every_kind_of_fault_and_an_unreadable_file(corpus):
     faults = {s.name for s in corpus if s.kind == "fault"}
     assert REQUIRED_FAULTS - faults == set()
     assert any(s.unreadable for s in corpus)

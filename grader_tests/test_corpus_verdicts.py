@@ -1,7 +1,7 @@
 """Every corpus submission earns its expected score and diagnosis for any secret seed.
 
 The end-to-end test grades the corpus once, with one secret seed, through nbgrader and the
-sandbox. Here the same trusted judging (``grader.verdicts.judge_cell``) and nbgrader's own scoring
+sandbox. Here the same trusted judging (``grader.grading.preprocessors.decide_verdicts.judge_cell``) and nbgrader's own scoring
 (``nbgrader.utils.determine_grade``) run in this process on several seeds, so an expected score
 that only holds for some inputs shows up. The student's setup and solution cells are executed here
 (not the figures or tests); submissions marked ``sandbox: required`` are left to the end-to-end test.
@@ -16,16 +16,17 @@ import warnings
 
 import nbformat
 import pytest
+from corpus_expected import expected_outcome, load_expected
 from nbformat.v4 import new_code_cell
 from nbgrader.utils import determine_grade
 
-from grader import kernel_probe
+from grader import kernel_side
 from grader.checks import get_check
 from grader.course import ASSIGNMENTS
-from corpus_expected import expected_outcome, load_expected
-from grader.submissions import build_notebook, checks_of_test_cells, grade_id, is_solution_cell, load_corpus, points_of_test_cells
-from grader.variants import NUMBERS_CELL, with_graded_student
-from grader.verdicts import judge_cell, mark_not_attempted, verdict_outputs
+from grader.demo.corpus import build_notebook, load_corpus
+from grader.grading.preprocessors.decide_verdicts import judge_cell, mark_not_attempted, verdict_outputs
+from grader.grading.student_numbers import NUMBERS_CELL, with_graded_student
+from grader.notebook_cells import checks_of_test_cells, grade_id, is_solution_cell, points_of_test_cells
 from solutions.variants import numbers_for
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # the notebooks' setup cell imports pyplot
@@ -67,9 +68,9 @@ def judge_in_process(namespace: dict, check_name: str, seed: int, student: str):
     cases = check.draw_cases(seed)
     token = f"in-process-{seed}"
     plan = json.loads(json.dumps(check.plan(cases, token)))
-    report = kernel_probe.collect(plan, namespace)
+    report = kernel_side.collect(plan, namespace)
     outputs = [{"output_type": "display_data",
-                "data": {kernel_probe.PROBE_MIME: json.dumps(report, allow_nan=False)}}]
+                "data": {kernel_side.PROBE_MIME: json.dumps(report, allow_nan=False)}}]
     record = {"check": check.name, "token": token, "cases": [c.to_wire() for c in cases], "source": ""}
     if check.kind == "value":
         record["numbers"] = numbers_for(student)[check.name]

@@ -156,7 +156,7 @@ def test_attention_parts_beyond_the_lessons_are_marked_as_course_extensions(part
     assert "Course extension" in cell and "AM13" not in cell
 
 
-def test_attention_notebook_no_longer_cites_am13_or_the_blog_section_for_its_extensions():
+def test_attention_notebook_cites_neither_am13_nor_the_blog_section_for_its_extensions():
     text = "\n".join(cell.source for cell in notebook("source", "04_attention").cells)
     assert "AM13" not in text and "三件事" not in text
 

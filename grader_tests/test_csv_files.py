@@ -12,8 +12,8 @@ from nbgrader.api import Gradebook
 from nbgrader.plugins import CsvExportPlugin
 
 from grader.course import REPO_ROOT, Course
-from grader.report import ClassReport, StudentResult
-from grader.reporting.analysis import summarize
+from grader.reporting.analysis import assignment_summary
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.csv_files import defused, write_csv_rows
 from grader.reporting.csv_tables import write_csv
 from grader.reporting.grades_csv import GradesCsvExport
@@ -74,7 +74,7 @@ def _report_cells(tmp_path, students: list[tuple[str, float]]) -> dict[tuple[str
     report = ClassReport("02_softmax", [StudentResult(student, score, 10.0, "graded", {
         "softmax": {"check": "softmax", "fraction": 0.5, "stage": "inaccurate", "misconception": None}})
         for student, score in students])
-    path = write_csv([summarize(report, [], {})], tmp_path / "report.csv")
+    path = write_csv([assignment_summary(report, [], {})], tmp_path / "report.csv")
     with open(path, newline="", encoding="utf-8") as handle:
         return {(row[1], row[2], row[3]): row[4] for row in list(csv.reader(handle))[1:]}
 

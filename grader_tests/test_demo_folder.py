@@ -10,9 +10,9 @@ import pytest
 from rich.console import Console
 
 from grader.course import REPO_ROOT
-from grader.demo import STEPS, graded_line, next_steps
-from grader.demo_folder import DEFAULT_DEMO_FOLDER, MARKER, DemoFolderError, prepare_demo_folder
-from grader.parallel import GradingOutcome
+from grader.demo.folder import DEFAULT_DEMO_FOLDER, MARKER, DemoFolderError, prepare_demo_folder
+from grader.demo.run import STEPS, graded_line, next_steps
+from grader.grading.grade_one import GradingOutcome
 from grader.service.privacy import Problem, fix
 
 

@@ -12,8 +12,8 @@ import pytest
 from rich.console import Console
 
 from grader.course import REPO_ROOT
-from grader.demo import run_demo
-from grader.privileges import demo_refusal
+from grader.demo.run import run_demo
+from grader.sandbox.privileges import demo_refusal
 
 NOBODY = 65534
 
@@ -38,7 +38,7 @@ def test_on_another_system_the_demo_says_it_needs_linux():
 
 
 def test_a_refused_demo_stops_before_its_first_step_and_makes_no_folder(tmp_path, monkeypatch):
-    monkeypatch.setattr("grader.demo.demo_refusal", lambda: demo_refusal(euid=1000, user_namespaces="refused"))
+    monkeypatch.setattr("grader.demo.run.demo_refusal", lambda: demo_refusal(euid=1000, user_namespaces="refused"))
     console = Console(record=True, width=100, file=io.StringIO())
     assert run_demo(tmp_path / "demo-course", workers=1, console=console) == 1
     text = console.export_text()
@@ -52,13 +52,11 @@ def test_make_demo_as_an_ordinary_user_without_unshare_stops_before_installing_a
     # A checkout the other user can reach: a pytest tmp_path sits under a folder only root enters.
     checkout = Path(tempfile.mkdtemp(prefix="demo-needs-"))
     try:
-        for name in ("Makefile", "pyproject.toml", "grader/__init__.py", "grader/privileges.py",
-                     *(str(p.relative_to(REPO_ROOT)) for p in (REPO_ROOT / "grader" / "sandbox").glob("*.py"))):
-            (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(REPO_ROOT / "grader", checkout / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+        for name in ("Makefile", "pyproject.toml"):
             shutil.copy(REPO_ROOT / name, checkout / name)
-            os.chmod(checkout / name, 0o644)
-        for path in (checkout, checkout / "grader", checkout / "grader" / "sandbox"):
-            os.chmod(path, 0o777)
+        for path in [checkout, *checkout.rglob("*")]:
+            os.chmod(path, 0o777 if path.is_dir() else 0o644)
         # a PATH with make, a shell and Python but no unshare: no sandbox can be built
         tools = checkout / "tools"
         tools.mkdir(mode=0o755)

@@ -3,7 +3,7 @@ stranger in.
 
 Each test starts a real ``dask.distributed.LocalCluster`` (worker processes, 2 workers x 1 thread)
 closed by mutual TLS with certificates of ``grader cluster-certs``'s making, as the README's recipe
-starts ``dask scheduler`` and ``dask worker``, and grades submissions of the simulated class (``grader.simulated_class``) or of the corpus in a
+starts ``dask scheduler`` and ``dask worker``, and grades submissions of the simulated class (``grader.demo.simulated_class``) or of the corpus in a
 private copy of the released course. Hidden inputs come from a fixed seed
 (``c.PrepareProbes.seed``) so two gradings of the same notebook must agree cell by cell.
 """
@@ -24,13 +24,13 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from grader import cluster_security as cs
 from grader.course import ASSIGNMENTS, Course
-from grader.distributed import ClusterSetupError, cluster_problems, grade_on_dask, lock_name, worker_view
-from grader.parallel import grade_class
-from grader.simulated_class import simulated_class
-from grader.submissions import get_submission, hand_in, write_submission
-from grader.ungradable import ungradable_reason
+from grader.demo.corpus import get_submission, hand_in, write_submission
+from grader.demo.simulated_class import simulated_class
+from grader.grading.ungradable_record import ungradable_reason
+from grader.scheduling import cluster_security as cs
+from grader.scheduling.dask_cluster import ClusterSetupError, cluster_problems, grade_on_dask, lock_name, worker_view
+from grader.scheduling.pool import grade_class
 from grader_tests.dask_workers import pid_of_worker_running
 
 distributed = pytest.importorskip("distributed")

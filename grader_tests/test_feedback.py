@@ -16,18 +16,19 @@ import pytest
 from bs4 import BeautifulSoup
 from test_pipeline_end_to_end import graded_corpus  # noqa: F401 (the shared graded course)
 
-from grader import kernel_probe
+from grader import kernel_side
 from grader.checks import get_check
-from solutions.variants import numbers_for
 from grader.checks.api import NO_REPORT, STAGES
 from grader.course import ASSIGNMENTS
-from grader.submissions import checks_of_test_cells, get_submission
+from grader.demo.corpus import get_submission
+from grader.notebook_cells import checks_of_test_cells
+from solutions.variants import numbers_for
 
 pytestmark = pytest.mark.slow
 
 # Text that only hidden test source or the probe machinery contains.
 HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "probe(", "grader.probe", "__grader_probe",
-                  "kernel_probe", kernel_probe.PROBE_MIME)
+                  "kernel_probe", kernel_side.PROBE_MIME)
 
 
 @lru_cache(maxsize=None)

@@ -28,8 +28,9 @@ from grader.checks import all_checks
 from grader.checks.api import NOT_ATTEMPTED
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.course import ASSIGNMENTS, REPO_ROOT
-from grader.submissions import build_notebook, checks_of_test_cells
-from grader.verdicts import verdict_outputs
+from grader.demo.corpus import build_notebook
+from grader.grading.preprocessors.decide_verdicts import verdict_outputs
+from grader.notebook_cells import checks_of_test_cells
 from solutions.variants import numbers_for
 
 SEEDS = (0, 1)

@@ -10,12 +10,12 @@ from browser import open_page  # the browser fixtures come from conftest.py
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from grader.checks.api import CaseVerdict, Misconception, Verdict
-from grader.feedback.page import CALLS_A_STUB_NOTE, NOT_ATTEMPTED_NOTE, PAGE_CSS, FeedbackPage
-from grader.feedback.ungradable import WHAT_TO_DO, ungradable_page
-from grader.nbgrader_runner import load_config
-from grader.parallel import grade_one
-from grader.submissions import get_submission, hand_in
-from grader.verdicts import verdict_outputs
+from grader.course import load_config
+from grader.demo.corpus import get_submission, hand_in
+from grader.grading.grade_one import grade_one
+from grader.grading.preprocessors.decide_verdicts import verdict_outputs
+from grader.grading.preprocessors.feedback_page import CALLS_A_STUB_NOTE, NOT_ATTEMPTED_NOTE, PAGE_CSS, FeedbackPage
+from grader.grading.status_page import WHAT_TO_DO, ungradable_page
 
 HOSTILE = '<script>alert("x")</script>'
 

@@ -8,9 +8,12 @@ from nbformat import from_dict
 from rich.console import Console
 
 from grader.course import create_course
-from grader.parallel import REASON_LINE_LIMIT, _reason_from, grade_one, student_id_problem
-from grader.report import ClassReport, StudentResult, render
-from grader.verdicts import METADATA_KEY, read_verdict_records, verdict_records
+from grader.grading.grade_one import REASON_LINE_LIMIT, _reason_from, grade_one
+from grader.grading.probe_cells import METADATA_KEY
+from grader.grading.screen import student_id_problem
+from grader.grading.verdict_records import read_verdict_records, verdict_records
+from grader.reporting.class_report import ClassReport, StudentResult
+from grader.reporting.terminal import print_class_report
 
 RECORD = {"check": "softmax", "fraction": 1.0, "stage": None, "misconception": None}
 
@@ -71,7 +74,7 @@ def test_report_prints_markup_in_names_and_reasons_literally():
     students = [StudentResult("[/oops]", 0, 10, "ungradable: [bold]nope[/bold] [/]", {}),
                 StudentResult("ada", 10, 10, "graded", {}, ignored_records=2)]
     out = io.StringIO()
-    render(ClassReport("02_softmax", students), Console(file=out, width=300))
+    print_class_report(ClassReport("02_softmax", students), Console(file=out, width=300))
     text = out.getvalue()
     assert "[/oops]" in text and "[bold]nope[/bold] [/]" in text and "2 forged or malformed" in text
 

@@ -127,9 +127,10 @@ def test_gives_up_after_the_timeout_when_the_kernel_never_answers():
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
 def test_a_sandboxed_kernel_started_with_this_client_runs_the_first_cell(tmp_path):
+    import zmq
+
     from grader.sandbox import SandboxedExecute
     from grader.sandbox.kernel_manager import RECONNECT_INTERVAL_MS, SandboxedKernelManager
-    import zmq
 
     assert SandboxedKernelManager().client_factory is ReadyWhenAnsweredClient
     notebook = new_notebook(cells=[new_code_cell("print(6 * 7)")],

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader import kernel_probe
-from grader.kernel_probe import collect, decode, encode
+from grader import kernel_side
+from grader.kernel_side import collect, decode, encode
 
 float_arrays = hnp.arrays(dtype=st.sampled_from([np.float64, np.float32]), shape=hnp.array_shapes(max_dims=3, max_side=4),
                           elements=st.floats(allow_nan=True, allow_infinity=True, width=32))
@@ -83,5 +83,5 @@ def test_collect_reads_a_value_check_without_calling_it():
 
 
 def test_the_probe_module_imports_nothing_from_the_project():
-    source = open(kernel_probe.__file__, encoding="utf-8").read()
+    source = open(kernel_side.__file__, encoding="utf-8").read()
     assert "import grader" not in source and "solutions" not in source

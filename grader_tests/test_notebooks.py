@@ -14,8 +14,8 @@ from nbgrader.api import Gradebook
 
 from grader.checks import all_checks, get_check
 from grader.course import ASSIGNMENTS, REPO_ROOT
+from grader.grading.probe_cells import probe_names
 from grader.release import release_differences
-from grader.verdicts import probe_names
 
 # The student API of COURSE_SPEC.md, per assignment: every item is graded by exactly one test cell.
 STUDENT_API = {

@@ -17,17 +17,22 @@ from urllib.parse import quote
 
 import nbformat
 import pytest
+from browser import open_page  # the browser fixtures come from conftest.py
 from bs4 import BeautifulSoup
+from formgrader_server import FormgraderServer
+from injection_harness import (
+    ASSIGNMENT,
+    MARK_READER,
+    grade_and_give_feedback,
+    lay_out_courses,
+    load_injections,
+    total_score,
+)
 from nbconvert.exporters import HTMLExporter
 
-from browser import open_page  # the browser fixtures come from conftest.py
-from formgrader_server import FormgraderServer
 from grader.course import Course
 from grader.pages import CONTENT_SECURITY_POLICY
 from grader.pages.scan import scan_file
-from injection_harness import (
-    ASSIGNMENT, MARK_READER, grade_and_give_feedback, lay_out_courses, load_injections, total_score,
-)
 
 pytestmark = pytest.mark.slow
 

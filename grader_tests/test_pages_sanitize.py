@@ -10,13 +10,19 @@ import matplotlib
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
+from injection_harness import MARK, load_injections
 
 from grader.cli import main as grader_main
-from grader.pages import CONTENT_SECURITY_POLICY, add_csp_meta, csp_meta, markdown_to_html, sanitize_fragment, \
-    sanitize_svg
+from grader.pages import (
+    CONTENT_SECURITY_POLICY,
+    add_csp_meta,
+    csp_meta,
+    markdown_to_html,
+    sanitize_fragment,
+    sanitize_svg,
+)
 from grader.pages.notebook import REMOVED_NOTE, inert_notebook
 from grader.pages.scan import find_active_cells, find_active_content, scan_course
-from injection_harness import MARK, load_injections
 
 matplotlib.use("Agg")
 

@@ -24,15 +24,16 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from built_once import built_once
+from corpus_expected import UNGRADABLE, Expected, expected_outcome, load_expected
 from nbgrader.api import Gradebook
 
-from built_once import built_once
 from grader.course import ASSIGNMENTS, Course
-from grader.parallel import grade_class
-from corpus_expected import UNGRADABLE, Expected, expected_outcome, load_expected
-from grader.submissions import checks_of_test_cells, hand_in, load_corpus, points_of_test_cells
-from grader.ungradable import ungradable_reason
-from grader.verdicts import verdict_records
+from grader.demo.corpus import hand_in, load_corpus
+from grader.grading.ungradable_record import ungradable_reason
+from grader.grading.verdict_records import verdict_records
+from grader.notebook_cells import checks_of_test_cells, points_of_test_cells
+from grader.scheduling.pool import grade_class
 
 pytestmark = pytest.mark.slow
 

@@ -17,18 +17,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
+import postgres_server
 import pytest
+from corpus_expected import expected_outcome, load_expected
 from nbformat.v4 import new_code_cell, new_notebook
 from nbgrader.api import Gradebook
 
 from grader.course import ASSIGNMENTS, DB_URL_VARIABLE, Course, create_course, printable_db_url
+from grader.demo.corpus import get_submission, hand_in
+from grader.demo.simulated_class import ROSTER
+from grader.notebook_cells import points_of_test_cells
 from grader.release import generate_release
 from grader.sandbox.execute import gradebook_files
-from grader.simulated_class import ROSTER
-from grader.submissions import get_submission, hand_in, points_of_test_cells
-
-import postgres_server
-from corpus_expected import expected_outcome, load_expected
 
 CLASS = ("ada", "cai", "eli", "fay")  # model answer, a misconception, half-done, blank
 ASSIGNMENT = "02_softmax"
@@ -311,7 +311,7 @@ def test_a_dask_cluster_grades_into_the_postgresql_gradebook(graded, released_co
                                                              postgres_admin_url, tmp_path):
     """The department set-up: workers of a Dask cluster share one PostgreSQL gradebook."""
     distributed = pytest.importorskip("distributed")
-    from grader.distributed import grade_on_dask
+    from grader.scheduling.dask_cluster import grade_on_dask
 
     courses, _, _ = graded
     url = postgres_server.create_database(postgres_admin_url)

@@ -50,7 +50,7 @@ def test_values_of_other_grading_code_are_not_reused(course_cache, monkeypatch):
     square = counting(calls)
     square(5)
     monkeypatch.setattr(reference_cache, "_memory", {})
-    monkeypatch.setattr("grader.grading_state.grader_version", lambda: "other code")
+    monkeypatch.setattr("grader.checks.reference_cache.grader_version", lambda: "other code")
     square(5)
     assert calls == [5, 5]
 

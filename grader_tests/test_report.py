@@ -5,7 +5,8 @@ import io
 
 from rich.console import Console
 
-from grader.report import ClassReport, StudentResult, render
+from grader.reporting.class_report import ClassReport, StudentResult
+from grader.reporting.terminal import print_class_report
 
 
 def student(name, score, checks):
@@ -38,6 +39,6 @@ def test_misconceptions_are_listed_most_common_first():
 
 def test_render_shows_each_student_and_the_first_problem():
     out = io.StringIO()
-    render(REPORT, Console(file=out, width=200))
+    print_class_report(REPORT, Console(file=out, width=200))
     text = out.getvalue()
     assert "ada" in text and "softmax: no max subtraction" in text and "entropy in bits" in text

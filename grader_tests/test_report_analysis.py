@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from grader.course import Course
-from grader.grading_state import record_path, write_record
-from grader.report import ClassReport, StudentResult
-from grader.reporting.analysis import item_discrimination, lesson_of, summarize
+from grader.grading.run_record import record_path, write_record
+from grader.reporting.analysis import assignment_summary, item_discrimination, lesson_of
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.timings import grading_times
 
 
@@ -58,14 +58,14 @@ def test_discrimination_is_undefined_with_fewer_than_three_graded_students():
 
 
 def test_checks_are_listed_hardest_first():
-    names = [row.check for row in summarize(CLASS).checks]
+    names = [row.check for row in assignment_summary(CLASS).checks]
     assert names[-1] == "easy" and {names[0], names[1], names[2]} == {"hard", "inverted", "partial"}
-    rates = [row.pass_rate for row in summarize(CLASS).checks]
+    rates = [row.pass_rate for row in assignment_summary(CLASS).checks]
     assert rates == sorted(rates)
 
 
 def test_ungradable_students_are_listed_with_their_reason():
-    assert summarize(CLASS).ungradable == [("zz", "not a notebook")]
+    assert assignment_summary(CLASS).ungradable == [("zz", "not a notebook")]
 
 
 def test_a_misconception_is_re_taught_from_its_own_lesson_section():

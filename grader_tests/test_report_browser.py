@@ -11,13 +11,13 @@ import importlib.util
 import re
 
 import pytest
-from bs4 import BeautifulSoup
 from browser import open_page
+from bs4 import BeautifulSoup
 from graded_class import ASSIGNMENT, DUE, LATE_STUDENT, UNGRADABLE_STUDENT
 from nbgrader.api import Gradebook
 
+from grader.grading.ungradable_record import ungradable_reason
 from grader.reporting.timings import grading_times
-from grader.ungradable import ungradable_reason
 
 pytestmark = pytest.mark.slow
 

@@ -7,8 +7,8 @@ import re
 
 from bs4 import BeautifulSoup
 
-from grader.report import ClassReport, StudentResult
-from grader.reporting.analysis import LateRow, summarize
+from grader.reporting.analysis import LateRow, assignment_summary
+from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.csv_tables import COLUMNS, write_csv
 from grader.reporting.html_page import CONTENT_SECURITY_POLICY, render_page
 
@@ -30,7 +30,7 @@ def hostile_summary():
         _student("=cmd|' /C calc'!A0", 0, {}, status=f"ungradable: {HOSTILE}"),
     ])
     late = [LateRow(HOSTILE_ID, "2026-01-02T10:00:00", "2026-01-01T10:00:00", 86400.0, 1.0)]
-    return summarize(report, late, {"ada": 2.5, "cy": 3.0})
+    return assignment_summary(report, late, {"ada": 2.5, "cy": 3.0})
 
 
 def test_page_forbids_everything_but_inline_styles_and_data_images():
@@ -100,8 +100,8 @@ def test_csv_defuses_cells_a_spreadsheet_would_run_as_formulas(tmp_path):
 
 
 def test_an_assignment_without_submissions_still_gives_a_page_with_every_figure():
-    from grader.reporting.analysis import summarize as summarize_report
+    from grader.reporting.analysis import assignment_summary
 
-    soup = BeautifulSoup(render_page([summarize_report(ClassReport("02_softmax", []))]), "html.parser")
+    soup = BeautifulSoup(render_page([assignment_summary(ClassReport("02_softmax", []))]), "html.parser")
     assert len(soup.select("img[data-figure]")) == 4
     assert soup.select_one('[data-stat="students"]').get_text() == "0"

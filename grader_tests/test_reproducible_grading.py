@@ -3,7 +3,7 @@
 The submission here is chosen so that its score depends on the hidden inputs: its ``causal_mask``
 is right for even ``n`` and wrong for odd ``n``, so which sizes a run draws decides its partial
 credit. Graded with inputs from a fresh random seed, two runs would disagree; graded with the
-submission's own seed (``grader.seeds``), they cannot. The seed follows what the submission does,
+submission's own seed (``grader.grading.seeds``), they cannot. The seed follows what the submission does,
 not its text: a comment added before a regrade keeps it, a file handed in beside the notebook
 changes it.
 """
@@ -17,12 +17,12 @@ import pytest
 from check_harness import judge
 from nbgrader.api import Gradebook
 
-from grader import verdicts
 from grader.checks import get_check
 from grader.course import ASSIGNMENTS, Course
-from grader.parallel import grade_one
-from grader.seeds import submission_seed
-from grader.submissions import Submission, build_notebook
+from grader.demo.corpus import Submission, build_notebook
+from grader.grading.grade_one import grade_one
+from grader.grading.preprocessors import prepare_probes
+from grader.grading.seeds import submission_seed
 
 ASSIGNMENT = "04_attention"
 STUDENT = "odd_sizes_wrong"
@@ -101,7 +101,7 @@ def _grade_recording_seeds(course: Course, monkeypatch) -> list[int]:
         seeds.append(submission_seed(*args))
         return seeds[-1]
 
-    monkeypatch.setattr(verdicts, "submission_seed", recording)
+    monkeypatch.setattr(prepare_probes, "submission_seed", recording)
     outcome = grade_one(str(course.root), ASSIGNMENT, STUDENT)
     assert outcome.graded, outcome.reason
     return seeds

@@ -5,7 +5,6 @@ import os
 import stat
 
 import pytest
-
 from test_sandbox_kernel_failures import errors, execute, needs_sandbox
 
 pytestmark = [pytest.mark.slow, needs_sandbox]
@@ -132,9 +131,9 @@ def test_the_kernel_runs_in_its_sandbox_s_control_group(tmp_path):
 def _run_notebook(cells, workdir, **options):
     """Run ``cells`` (NotebookNode code cells, metadata as given) in a sandboxed kernel."""
     from nbformat.v4 import new_notebook
+    from test_sandbox_kernel_failures import KERNEL_METADATA
 
     from grader.sandbox import SandboxedExecute
-    from test_sandbox_kernel_failures import KERNEL_METADATA
 
     executor = SandboxedExecute(**options)
     notebook = new_notebook(cells=cells, metadata=KERNEL_METADATA)
@@ -160,8 +159,8 @@ def test_output_past_the_notebook_limit_is_removed_with_a_note_in_each_cell_that
 def test_a_hidden_check_s_report_is_kept_after_the_notebook_limit_is_spent(tmp_path):
     from nbformat.v4 import new_code_cell
 
-    from grader.kernel_probe import PROBE_MIME
-    from grader.verdicts import METADATA_KEY
+    from grader.grading.probe_cells import METADATA_KEY
+    from grader.kernel_side import PROBE_MIME
 
     report = (f"from IPython.display import display\nprint('late print')\n"
               f"display({{{PROBE_MIME!r}: '{{\"check\": \"softmax\"}}'}}, raw=True)\n")

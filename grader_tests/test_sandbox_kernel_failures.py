@@ -12,8 +12,7 @@ import uuid
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from grader.sandbox import SandboxedExecute, SandboxError
-from grader.sandbox import layers
+from grader.sandbox import SandboxedExecute, SandboxError, layers
 from grader.sandbox.launcher import LAUNCHER_NAME, all_pids, processes_with_marker
 
 MISSING_LAYERS = layers.detect_layers().missing

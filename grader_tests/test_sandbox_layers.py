@@ -17,8 +17,7 @@ import uuid
 
 import pytest
 
-from grader.sandbox import SandboxPolicy
-from grader.sandbox import layers
+from grader.sandbox import SandboxPolicy, layers
 from grader.sandbox import run as run_module
 from grader.sandbox.launcher import processes_with_marker
 from grader.sandbox.run import SandboxRun

@@ -10,11 +10,10 @@ import textwrap
 import time
 
 import pytest
+from test_sandbox_kernel_failures import needs_sandbox
 
 from grader.sandbox import leftovers
 from grader.sandbox.launcher import all_pids
-
-from test_sandbox_kernel_failures import needs_sandbox
 
 pytestmark = [pytest.mark.slow, needs_sandbox]
 

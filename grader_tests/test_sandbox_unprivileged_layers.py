@@ -125,7 +125,7 @@ def test_in_a_user_namespace_without_a_control_group_the_process_limit_is_the_sm
 
 
 def test_the_demo_names_each_weaker_layer_before_it_starts(namespaces_allowed, monkeypatch):
-    from grader import demo
+    from grader.demo import run as demo
 
     monkeypatch.setattr("grader.sandbox.layers.detect_layers", lambda: unprivileged.detect(UNSHARE))
     note = demo.weaker_layers_note()
@@ -135,7 +135,7 @@ def test_the_demo_names_each_weaker_layer_before_it_starts(namespaces_allowed, m
 
 
 def test_as_root_the_demo_has_no_weaker_layers_to_name(monkeypatch):
-    from grader import demo
+    from grader.demo import run as demo
 
     monkeypatch.setattr("grader.sandbox.layers.detect_layers", lambda: L.LayerSupport(UNSHARE, {}))
     assert demo.weaker_layers_note() is None
@@ -144,7 +144,7 @@ def test_as_root_the_demo_has_no_weaker_layers_to_name(monkeypatch):
 def test_without_root_the_demos_hand_in_step_is_skipped_saying_why(monkeypatch):
     import os
 
-    from grader.service.demo import show_student_loop
+    from grader.demo.service_handin import show_student_loop
 
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     console = Console(record=True, width=100, file=io.StringIO())

@@ -12,10 +12,11 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from grader import submission_fingerprint as fingerprints
-from grader.seeds import SECRET_FILE, course_secret, submission_seed
-from grader.submission_fingerprint import cell_form, notebook_fingerprint
-from grader.verdicts import METADATA_KEY, PrepareProbes
+from grader.grading import submission_fingerprint as fingerprints
+from grader.grading.preprocessors.prepare_probes import PrepareProbes
+from grader.grading.probe_cells import METADATA_KEY
+from grader.grading.seeds import SECRET_FILE, course_secret, submission_seed
+from grader.grading.submission_fingerprint import cell_form, notebook_fingerprint
 
 SECRET = bytes(range(32))
 

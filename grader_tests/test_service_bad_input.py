@@ -6,7 +6,6 @@ student hands in 100 times within a minute. ``grader watch --once`` (in-process)
 """
 from __future__ import annotations
 
-import logging
 import shutil
 import tempfile
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.service.journal import RELEASED, Journal
-from grader.service.watch import GradingService
+from grader.service.watch import GradingLoop
 from grader_tests.service_setup import ServiceCourse, accounts_skip_reason
 
 pytestmark = [pytest.mark.slow,
@@ -59,7 +58,7 @@ def handled(released_course_template):
         blank = setup.course.release_notebook(ASSIGNMENT).read_text()
         for _ in range(FLOOD):
             sides["flood"] = setup.hand_in("flood", ASSIGNMENT, {NOTEBOOK: blank})
-        service = GradingService(setup.course, workers=2)
+        service = GradingLoop(setup.course, workers=2)
         service.run(once=True)
         service.journal.close()
         pages = {name: side.fetch_feedback(ASSIGNMENT) for name, side in sides.items()}

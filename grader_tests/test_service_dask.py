@@ -15,7 +15,7 @@ import pytest
 
 from grader.course import notebook_name
 from grader.service.journal import RELEASED, Journal
-from grader.service.watch import GradingService, serve
+from grader.service.watch import GradingLoop, serve
 from grader_tests.dask_workers import pid_of_worker_running
 from grader_tests.service_setup import accounts_skip_reason, temporary_service_course
 
@@ -58,7 +58,7 @@ def test_the_service_grades_hand_ins_on_the_cluster_and_releases_their_feedback(
     ann = setup.hand_in("ann", ASSIGNMENT, {NOTEBOOK: model})
     bo = setup.hand_in("bo", ASSIGNMENT, {NOTEBOOK: wrong})
 
-    GradingService(setup.course, scheduler=cluster.scheduler_address,
+    GradingLoop(setup.course, scheduler=cluster.scheduler_address,
                    insecure_scheduler=True).run(once=True)
 
     recorded = {row.student: row for row in rows(setup)}
@@ -85,7 +85,7 @@ def test_workers_that_would_write_to_another_gradebook_keep_the_service_from_sta
 def test_a_worker_killed_mid_grading_has_the_hand_in_graded_on_another_worker(setup, cluster):
     side = setup.hand_in("ann", LOOPING, {f"{notebook_name(LOOPING)}.ipynb":
                                           setup.notebook_text(LOOPING, "infinite_loop")})
-    running = threading.Thread(target=lambda: GradingService(  # its journal belongs to its thread
+    running = threading.Thread(target=lambda: GradingLoop(  # its journal belongs to its thread
         setup.course, scheduler=cluster.scheduler_address, insecure_scheduler=True).run(once=True))
     with distributed.Client(cluster.scheduler_address, set_as_default=False) as watcher:
         running.start()

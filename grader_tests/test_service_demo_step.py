@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from grader.service.demo import STUDENT, show_student_loop
+from grader.demo.service_handin import STUDENT, show_student_loop
 
 pytestmark = pytest.mark.slow
 

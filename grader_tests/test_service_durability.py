@@ -15,7 +15,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.service.journal import GRADING, RELEASED, Journal
-from grader.service.watch import GradingService
+from grader.service.watch import GradingLoop
 from grader_tests.service_setup import ServiceCourse, accounts_skip_reason, temporary_service_course
 
 pytestmark = [pytest.mark.slow,
@@ -142,7 +142,7 @@ def test_thirty_students_in_one_minute_are_all_graded_in_arrival_order_per_stude
         setup.hand_in(student, ASSIGNMENT, {NOTEBOOK: model})
     assert time.monotonic() - started < 60, "the hand-ins must arrive within one minute"
 
-    service = GradingService(setup.course, workers=2)
+    service = GradingLoop(setup.course, workers=2)
     service.run(once=True)
     rows = service.journal.all()
     assert len(rows) == 35

@@ -3,7 +3,7 @@
 ``inbound/`` is writable by every account, so a student can make any folder there by hand, named
 for anyone and holding anything. Real accounts: two honest students hand in with ``nbgrader
 submit``; other accounts (and root) leave hostile folders beside them; one pass of the service
-(``GradingService.run(once=True)``, in this process) must grade the honest students, give each
+(``GradingLoop.run(once=True)``, in this process) must grade the honest students, give each
 hostile folder a record, copy nothing a link points to, and go on.
 
 Run as root (accounts are created with useradd and removed afterwards); skipped otherwise.
@@ -23,13 +23,13 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.course import Course
-from grader.seeds import course_secret
+from grader.demo.corpus import build_notebook, get_submission
+from grader.grading.seeds import course_secret
 from grader.service.exchange import CourseExchange
 from grader.service.inbound import nbgrader_timestamp
 from grader.service.journal import RELEASED, Journal
 from grader.service.privacy import exchange_problems, fix
-from grader.service.watch import GradingService
-from grader.submissions import build_notebook, get_submission
+from grader.service.watch import GradingLoop
 from grader_tests.student_accounts import create_students, remove_students, root_skip_reason
 
 pytestmark = [pytest.mark.slow,
@@ -126,7 +126,7 @@ def scene(released_course_template):
             plant_hostile_folders(scene)
             spinning = spin(scene)
             try:
-                GradingService(course, workers=2).run(once=True)  # must return, not raise
+                GradingLoop(course, workers=2).run(once=True)  # must return, not raise
             finally:
                 spinning.set()
             for role in HONEST + ("lately",):
@@ -258,7 +258,7 @@ def test_honest_students_are_graded_in_the_same_pass(scene, role):
 
 def test_a_second_pass_over_the_same_folders_starts_and_ends_normally(scene):
     before = len(scene.journal().all())
-    GradingService(scene.course, workers=1).run(once=True)
+    GradingLoop(scene.course, workers=1).run(once=True)
     assert len(scene.journal().all()) == before
 
 

@@ -5,8 +5,14 @@ import os
 
 import pytest
 
-from grader.service.inbound import (HandinBudget, HandinRefused, InboundFolder, collect_folder,
-                                    list_folder_exchange, parse_name)
+from grader.service.inbound import (
+    HandinBudget,
+    HandinRefused,
+    InboundFolder,
+    collect_folder,
+    list_folder_exchange,
+    parse_name,
+)
 
 SECRET = "ab" * 64
 

@@ -8,8 +8,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.service.journal import HELD, RELEASED, WAITING
-from grader.service.policy import GradingService as Policy, load_policy
-from grader.service.watch import HOUR, GradingService
+from grader.service.watch import HOUR, GradingLoop
+from grader.service_policy import GradingService as Policy
+from grader.service_policy import load_policy
 from grader_tests.service_setup import ServiceCourse, accounts_skip_reason, temporary_service_course
 
 pytestmark = [pytest.mark.slow,
@@ -30,8 +31,8 @@ def set_due_date(setup: ServiceCourse, moment: datetime) -> None:
         gb.update_or_create_assignment(ASSIGNMENT, duedate=moment.replace(tzinfo=None))
 
 
-def run_once(setup: ServiceCourse, clock=time.time, **settings) -> GradingService:
-    service = GradingService(setup.course, policy=Policy(**settings), workers=2, clock=clock)
+def run_once(setup: ServiceCourse, clock=time.time, **settings) -> GradingLoop:
+    service = GradingLoop(setup.course, policy=Policy(**settings), workers=2, clock=clock)
     service.run(once=True)
     return service
 

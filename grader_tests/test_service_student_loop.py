@@ -6,7 +6,6 @@ Run as root (accounts are created with useradd and removed afterwards); skipped 
 from __future__ import annotations
 
 import glob
-import json
 import os
 import shutil
 import subprocess
@@ -18,11 +17,10 @@ import nbformat
 import pytest
 
 from grader.course import REPO_ROOT, Course
+from grader.demo.corpus import build_notebook, get_submission
 from grader.service.exchange import CourseExchange
 from grader.service.journal import RELEASED, Journal
-from grader.submissions import build_notebook, get_submission
-from grader_tests.student_accounts import (create_students, remove_students, root_skip_reason,
-                                           student_python)
+from grader_tests.student_accounts import create_students, remove_students, root_skip_reason, student_python
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(root_skip_reason() is not None, reason=str(root_skip_reason()))]
@@ -180,7 +178,7 @@ def test_a_student_cannot_read_source_gradebook_solutions_or_service_state(loop)
 
 def test_a_student_cannot_import_the_reference_package(loop):
     _, _, (_, bob), _ = loop
-    for module in ("solutions.softmax", "grader.verdicts"):
+    for module in ("solutions.saturation", "grader.grading.preprocessors.decide_verdicts"):
         probe = bob.run(student_python(), "-c", f"import {module}", check=False)
         assert probe.returncode != 0 and "Error" in probe.stderr, module
     assert not bob.can("cat", str(REPO_ROOT / "grader" / "verdicts.py"))

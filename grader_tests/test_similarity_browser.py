@@ -1,20 +1,20 @@
 """The "Possibly written together" section in a real headless Chromium, on the graded class.
 
 The class of ``graded_class`` is the demo's simulated class, in which ivy hands in ben's 02_softmax
-disguised (``grader.simulated_class.WRITTEN_TOGETHER``). The report page must list that pair and
+disguised (``grader.demo.simulated_class.WRITTEN_TOGETHER``). The report page must list that pair and
 no other, link it to a side-by-side view with the matching code marked, and show hostile student
 text as text; no student's feedback page or autograded notebook may mention any of it.
 """
 from __future__ import annotations
 
 import pytest
-from bs4 import BeautifulSoup
 from browser import open_page
+from bs4 import BeautifulSoup
 from graded_class import ASSIGNMENT
 from similarity_pages import hostile_summary
 
+from grader.demo.simulated_class import WRITTEN_TOGETHER
 from grader.reporting.html_page import render_page
-from grader.simulated_class import WRITTEN_TOGETHER
 
 pytestmark = pytest.mark.slow
 

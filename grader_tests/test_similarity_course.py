@@ -8,11 +8,11 @@ import pytest
 from bs4 import BeautifulSoup
 
 from grader.course import create_course
+from grader.demo.corpus import build_notebook, get_submission, parse_submission, write_submission
+from grader.demo.simulated_class import SIMILARITY_CORPUS_DIR
+from grader.grading.ungradable_record import reason_path
 from grader.reporting import write_report
 from grader.similarity import similar_pairs
-from grader.simulated_class import SIMILARITY_CORPUS_DIR
-from grader.submissions import build_notebook, get_submission, parse_submission, write_submission
-from grader.ungradable import reason_path
 
 ASSIGNMENT = "02_softmax"
 
@@ -94,7 +94,7 @@ def test_the_report_page_and_its_csv_carry_the_pair(course):
 
 def test_the_demo_class_shows_its_planted_pair_and_no_other(tmp_path):
     from grader.course import ASSIGNMENTS
-    from grader.simulated_class import WRITTEN_TOGETHER, simulated_class
+    from grader.demo.simulated_class import WRITTEN_TOGETHER, simulated_class
 
     course = create_course(tmp_path / "demo", with_release=True)
     for student, assignment, notebook in simulated_class(course):

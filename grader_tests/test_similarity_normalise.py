@@ -1,7 +1,7 @@
 """What the similarity check ignores in a cell: template, comments, names, literals, statement order."""
 from __future__ import annotations
 
-from grader.similarity.fingerprint import K, WINDOW, winnow
+from grader.similarity.fingerprint import WINDOW, K, winnow
 from grader.similarity.normalise import IDENTIFIER, normalise
 
 TEMPLATE = '''def softmax(x, axis=-1):

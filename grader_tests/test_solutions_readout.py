@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import solutions.readout as readout_module
-
 from solutions import (
     AB_BETA,
     AB_SCORES,

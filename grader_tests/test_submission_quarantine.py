@@ -7,7 +7,11 @@ import socket
 import pytest
 
 from grader.sandbox.submitted_links import (
-    MAX_TIMESTAMP_BYTES, make_pre_convert_hook, quarantine_folder, quarantine_submission, unsafe_entries,
+    MAX_TIMESTAMP_BYTES,
+    make_pre_convert_hook,
+    quarantine_folder,
+    quarantine_submission,
+    unsafe_entries,
 )
 
 

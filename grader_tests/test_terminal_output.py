@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from grader.autograde_run import run_autograde
 from grader.console import PIPED_WIDTH, make_console
-from grader.parallel import grade_class, unreadable_reason
-from grader.report import ClassReport, StudentResult, render
-from grader.submissions import get_submission, hand_in
+from grader.demo.corpus import get_submission, hand_in
+from grader.grading.screen import unreadable_reason
+from grader.reporting.class_report import ClassReport, StudentResult
+from grader.reporting.terminal import print_class_report
+from grader.scheduling.class_run import run_autograde
+from grader.scheduling.pool import grade_class
 
 TRUNCATED = Path(__file__).with_name("corpus") / "01_variance" / "truncated_file.ipynb"
 
@@ -51,7 +53,7 @@ def test_the_terminal_check_table_is_hardest_first_with_discrimination_as_on_the
         _student("ada", {"alpha": 1.0, "zeta": 1.0}), _student("bo", {"alpha": 1.0, "zeta": 0.0}),
         _student("cy", {"alpha": 0.0, "zeta": 0.0})])
     console = Console(record=True, width=120, file=io.StringIO())
-    render(report, console)
+    print_class_report(report, console)
     table = console.export_text().split("per-check pass rates")[1].split("most common")[0]
     assert table.index("zeta") < table.index("alpha")  # 1/3 with full marks before 2/3
     assert "discrimination" in table and "+1.00" in table  # zeta: top third 1, bottom third 0

@@ -23,9 +23,9 @@ from nbgrader.api import Gradebook
 
 from grader.checks import get_check
 from grader.course import Course
+from grader.demo.corpus import Submission, build_notebook, get_submission
+from grader.grading.student_numbers import NUMBERS_CELL
 from grader.service.exchange import CourseExchange
-from grader.submissions import Submission, build_notebook, get_submission
-from grader.variants import NUMBERS_CELL
 from grader_tests.student_accounts import create_students, remove_students, root_skip_reason, student_python
 from solutions.variants import ASSIGNMENT_ITEMS, numbers_for
 

@@ -14,10 +14,9 @@ from check_harness import VARIANT_STUDENTS, judge
 from grader.checks import all_checks, get_check
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.course import ASSIGNMENTS, REPO_ROOT
-from grader.variants import NUMBERS_CELL, STUDENT_LINE, numbers_cell_source, with_graded_student
+from grader.grading.student_numbers import NUMBERS_CELL, STUDENT_LINE, numbers_cell_source, with_graded_student
 from solutions.quiz import QUIZ_ANSWERS, quiz_answer
-from solutions.variants import (ASSIGNMENT_ITEMS, CULPRIT_OPTIONS, LESSON_NUMBERS, notebook_student_id,
-                                numbers_for)
+from solutions.variants import ASSIGNMENT_ITEMS, CULPRIT_OPTIONS, LESSON_NUMBERS, notebook_student_id, numbers_for
 
 #: 500 student ids of the shapes nbgrader meets: login names, matriculation numbers, e-mail-like, unicode.
 MANY_IDS = ([f"student{i}" for i in range(200)] + [f"s{1000000 + 7919 * i}" for i in range(150)]

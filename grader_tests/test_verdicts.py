@@ -8,12 +8,13 @@ import pytest
 from nbformat import from_dict
 from nbgrader.utils import determine_grade
 
-from grader import kernel_probe
+from grader import kernel_side
 from grader.checks import all_checks
 from grader.checks.api import NO_REPORT, Case, Check, Misconception
-from grader.verdicts import (
-    MAX_REPORT_BYTES, injected_source, judge_cell, probe_names, verdict_outputs, verdict_records,
-)
+from grader.grading.preprocessors.decide_verdicts import MAX_REPORT_BYTES, judge_cell, verdict_outputs
+from grader.grading.preprocessors.prepare_probes import injected_source
+from grader.grading.probe_cells import probe_names
+from grader.grading.verdict_records import verdict_records
 
 
 def stable_softmax(x):
@@ -46,10 +47,10 @@ def record_for(seed=7, token="tok"):
 
 def report_output(function, record, **changes):
     cases = [Case.from_wire(c) for c in record["cases"]]
-    report = kernel_probe.collect(TOY.plan(cases, record["token"]), {"toy_softmax": function})
+    report = kernel_side.collect(TOY.plan(cases, record["token"]), {"toy_softmax": function})
     report.update(changes)
     return from_dict({"output_type": "display_data", "metadata": {},
-                      "data": {kernel_probe.PROBE_MIME: json.dumps(report)}})
+                      "data": {kernel_side.PROBE_MIME: json.dumps(report)}})
 
 
 def test_correct_report_passes():
@@ -100,7 +101,7 @@ def test_report_for_another_check_scores_zero():
 def test_oversized_report_scores_zero():
     record = record_for()
     huge = from_dict({"output_type": "display_data", "metadata": {},
-                      "data": {kernel_probe.PROBE_MIME: " " * (MAX_REPORT_BYTES + 1)}})
+                      "data": {kernel_side.PROBE_MIME: " " * (MAX_REPORT_BYTES + 1)}})
     assert judge_cell([huge], record).fraction == 0.0
 
 
@@ -113,7 +114,7 @@ def test_oversized_report_scores_zero():
     json.dumps({"check": "toy_softmax", "token": "tok", "results": "everything passed"}),
 ])
 def test_malformed_report_scores_zero(payload):
-    output = from_dict({"output_type": "display_data", "metadata": {}, "data": {kernel_probe.PROBE_MIME: payload}})
+    output = from_dict({"output_type": "display_data", "metadata": {}, "data": {kernel_side.PROBE_MIME: payload}})
     assert judge_cell([output], record_for()).fraction == 0.0
 
 
@@ -173,7 +174,7 @@ def test_injected_source_runs_without_the_project_and_reports_once():
         exec(compile(source, "cell", "exec"), {"__builtins__": __builtins__, **namespace})
     finally:
         IPython.display.display = original
-    assert len(shown) == 1 and json.loads(shown[0][kernel_probe.PROBE_MIME])["token"] == "tok"
+    assert len(shown) == 1 and json.loads(shown[0][kernel_side.PROBE_MIME])["token"] == "tok"
 
 
 def test_probe_names_reads_only_whole_probe_lines():

@@ -12,7 +12,7 @@ import pytest
 
 PARENT = textwrap.dedent("""
     import concurrent.futures as cf, multiprocessing, os, sys, time
-    from grader.worker_lifetime import die_with_parent
+    from grader.scheduling.worker_lifetime import die_with_parent
 
     def pid_after_a_while():
         time.sleep(0.5)
@@ -63,7 +63,7 @@ def test_a_worker_whose_parent_died_while_it_started_exits_at_once(tmp_path):
     script = tmp_path / "orphan.py"
     script.write_text(textwrap.dedent("""
         import multiprocessing, os, sys, time
-        from grader.worker_lifetime import die_with_parent
+        from grader.scheduling.worker_lifetime import die_with_parent
 
         def child(ready):
             started_by = multiprocessing.parent_process().pid

@@ -30,7 +30,7 @@ from solutions.readout import (
     retrieval_capacity,
     softmax_readout,
 )
-from solutions.softmax import (
+from solutions.saturation import (
     CULPRIT_CHOICES,
     answer_culprit,
     answer_weights_scaled,

@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from solutions.softmax import softmax
-from solutions.variants import LESSON_NUMBERS
-from solutions.validation import (
-    as_bool_array,
-    as_float_array,
-    as_generator,
-    as_positive_int,
-    as_real,
-)
+from solutions.saturation import softmax
+from solutions.validation import as_bool_array, as_float_array, as_generator, as_positive_int, as_real
 from solutions.variance import mean_and_variance
+from solutions.variants import LESSON_NUMBERS
 
 
 def _broadcast_leading(shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]:

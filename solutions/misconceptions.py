@@ -12,9 +12,9 @@ from typing import Callable
 import numpy as np
 
 from solutions.attention import multi_head_attention, scaled_dot_product_attention
-from solutions.softmax import entropy, saturation_experiment, softmax
-from solutions.variance import dot_variance_theory, mean_and_variance
+from solutions.saturation import entropy, saturation_experiment, softmax
 from solutions.validation import as_axis, as_float_array, as_positive_int, as_real
+from solutions.variance import dot_variance_theory, mean_and_variance
 
 
 def softmax_without_max_subtraction(x, axis: int = -1) -> np.ndarray:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from solutions.attention import unit_score_init_std
 from solutions.readout import ab_exponentials, ab_ratio, ab_weights, equivalent_beta
-from solutions.softmax import culprit_letter, softmax, weights_scaled
+from solutions.saturation import culprit_letter, softmax, weights_scaled
 from solutions.variance import sigma_divided_by_d_k, std_ratio, variance_with_component_variance
 from solutions.variants import LESSON_NUMBERS, numbers_for
 

@@ -8,15 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solutions.softmax import softmax, unit_variance_scale
+from solutions.saturation import softmax, unit_variance_scale
+from solutions.validation import as_float_array, as_generator, as_positive_int, as_real, float_or_array
 from solutions.variants import LESSON_NUMBERS
-from solutions.validation import (
-    as_float_array,
-    as_generator,
-    as_positive_int,
-    as_real,
-    float_or_array,
-)
 
 #: Largest exponent whose exp() is finite in float64 (log of the largest double).
 LOG_LARGEST_FLOAT = float(np.log(np.finfo(np.float64).max))

@@ -38,7 +38,7 @@ from solutions.readout import (
     answer_ab_weights,
     capacity_search,
 )
-from solutions.softmax import (
+from solutions.saturation import (
     answer_weights_scaled,
     answer_weights_unscaled,
     answer_worked_example,

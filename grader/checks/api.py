@@ -3,7 +3,7 @@
 A :class:`Check` is named after the student API item it grades (``softmax``,
 ``answer_culprit``). It owns everything the student must not see: how inputs are drawn, the
 reference (from ``solutions``), tolerances and the known wrong variants. The student's kernel only
-ever receives the inputs (see ``grader.kernel_probe``); judging happens here, in the grading process.
+ever receives the inputs (see ``grader.kernel_side``); judging happens here, in the grading process.
 
 Judging escalates like a teacher reading the answer (as PrairieLearn's code feedback does): not defined ->
 raised an error -> wrong type -> wrong shape -> not finite -> inaccurate, and when the student's
@@ -18,10 +18,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from grader import kernel_probe
+from grader import kernel_side
 
 # The escalation order of what can be wrong with one case, most basic first.
-NO_REPORT = "no report"  # the cell never reported (crash, timeout, tampering): decided by grader.verdicts
+NO_REPORT = "no report"  # the cell never reported (crash, timeout, tampering): decided by grader.grading.preprocessors.decide_verdicts
 NOT_ATTEMPTED = "not attempted yet"  # the released stub, still raising NotImplementedError
 NOT_DEFINED = "not defined"
 RAISED = "raised an error"
@@ -102,13 +102,13 @@ class Case:
 def _encode_input(value):
     if isinstance(value, RngSeed):
         return {"t": "rng", "seed": int(value.seed)}
-    return kernel_probe.encode(value)
+    return kernel_side.encode(value)
 
 
 def _decode_input(data):
     if data["t"] == "rng":
         return RngSeed(int(data["seed"]))
-    return kernel_probe.decode(data)
+    return kernel_side.decode(data)
 
 
 def _fresh(value):
@@ -182,7 +182,7 @@ class Verdict:
         if self.cases:
             lines.append(f"{self.check}: {passed} of {plural(len(self.cases), 'hidden test case')} passed.")
         else:
-            # a right answer whose credit is capped (grader.attempts) has no problem: it is still "passed"
+            # a right answer whose credit is capped (grader.grading.attempt_credit) has no problem: it is still "passed"
             lines.append(f"{self.check}: {'passed' if self.stage is None else 'not passed'}.")
         if self.problem:
             lines.append(f"First problem: {self.problem}")
@@ -373,7 +373,7 @@ class _Opaque:
 def _decode_output(wire):
     if "repr" in wire:
         return _Opaque(wire["t"])
-    return kernel_probe.decode(wire)
+    return kernel_side.decode(wire)
 
 
 _NUMBER_TYPES = {"float", "int", "bool", "float16", "float32", "float64", "longdouble",
@@ -466,11 +466,11 @@ def _as_numbers(wire):
     """The numeric content of an encoded value, or None when it is not numbers."""
     kind = wire["t"]
     if kind in _NUMBER_TYPES:
-        return np.asarray(kernel_probe.decode(wire))
+        return np.asarray(kernel_side.decode(wire))
     if kind == "ndarray":
         if "data" not in wire:
             return None
-        return kernel_probe.decode(wire)
+        return kernel_side.decode(wire)
     if kind in ("tuple", "list"):
         items = [_as_numbers(item) for item in wire["items"]]
         if any(item is None for item in items):

@@ -13,7 +13,6 @@ import solutions
 from grader.checks.api import INACCURATE, Case
 from grader.checks.common import STANDARD_ERRORS, function_check, judge_estimate, seed_input, value_check
 
-
 # ---- cases ------------------------------------------------------------------------------------
 
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 import solutions
-from solutions.quiz import QUIZ_ANSWERS, quiz_answer
-from solutions.variants import LESSON_NUMBERS
 from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Check, Misconception, RngSeed
 from grader.checks.misconceptions import wrong_answers
+from solutions.quiz import QUIZ_ANSWERS, quiz_answer
+from solutions.variants import LESSON_NUMBERS
 
 #: Half-width of every statistical band, in standard errors of the estimate.
 #:

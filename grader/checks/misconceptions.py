@@ -19,8 +19,9 @@ import solutions
 from grader.checks.api import Misconception
 from solutions import misconceptions as variant
 from solutions.quiz import quiz_answer
-from solutions.softmax import option_letter
+from solutions.saturation import option_letter
 from solutions.variants import LESSON_NUMBERS
+
 
 def _quiz(item: str, numbers):
     return quiz_answer(item, numbers)

@@ -16,7 +16,6 @@ from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Case
 from grader.checks.common import STANDARD_ERRORS, function_check, is_real_scalar, seed_input, value_check
 from grader.checks.reference_cache import remembered
 
-
 # ---- cases ------------------------------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ memories, about 0.09 s each). Such a value depends only on its arguments and the
 so it is kept in an SQLite table in the course's ``.grader/`` folder, shared by every grading
 process and every run (kernels cannot reach that folder): two workers no longer simulate the same
 setting twice, and a re-grade or the grading service simulates nothing it has seen. The key holds
-the grading code's version (``grader.grading_state.grader_version``), so changed code starts
+the grading code's version (``grader.code_version.grader_version``), so changed code starts
 afresh. Without a course folder (tests, an interactive session) values stay in the process.
 """
 from __future__ import annotations
@@ -15,6 +15,8 @@ import functools
 import sqlite3
 import threading
 from pathlib import Path
+
+from grader.code_version import grader_version
 
 FILE_NAME = "reference_statistics.sqlite"
 
@@ -57,11 +59,9 @@ def _store(folder: Path, key: str, value: float) -> None:
 def remembered(function):
     """Decorate a deterministic function of hashable arguments returning a float: each value is
     computed once per course (or per process without a course folder)."""
-    from grader import grading_state
-
     @functools.wraps(function)
     def wrapper(*args):
-        key = f"{function.__module__}.{function.__qualname__}{args!r} {grading_state.grader_version()}"
+        key = f"{function.__module__}.{function.__qualname__}{args!r} {grader_version()}"
         with _lock:
             value = _memory.get(key)
         if value is not None:

@@ -12,10 +12,9 @@ from functools import lru_cache
 import numpy as np
 
 import solutions
-from grader import kernel_probe
+from grader import kernel_side
 from grader.checks.api import INACCURATE, WRONG_TYPE, Case, compare_answer, plural
 from grader.checks.common import STANDARD_ERRORS, function_check, seed_input, value_check
-
 
 #: The reference run that sets the centre of the band has this many times the student's trials.
 REFERENCE_TRIAL_FACTOR = 4
@@ -146,7 +145,7 @@ def _judge_saturation(case: Case, value) -> tuple[str, str] | None:
     band = saturation_band(int(d_k), int(n_keys), int(n_trials), float(scale))
     for key in SATURATION_KEYS:
         centre, half_width = band[key]
-        problem = compare_answer(centre, kernel_probe.encode(value[key]), 0.0, half_width, f"your mean {key!r}")
+        problem = compare_answer(centre, kernel_side.encode(value[key]), 0.0, half_width, f"your mean {key!r}")
         if problem is not None and problem[0] == INACCURATE:
             return INACCURATE, (f"your mean {key!r} is further from the expected value than the "
                                 f"sampling noise of {n_trials} trials explains "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import solutions
-from grader import kernel_probe
+from grader import kernel_side
 from grader.checks.api import EXACT_ATOL, EXACT_RTOL, INACCURATE, Case, compare_answer
 from grader.checks.common import STANDARD_ERRORS, function_check, seed_input, value_check
 
@@ -35,12 +35,12 @@ def _coin_cases(rng: np.random.Generator) -> list[Case]:
 def _judge_any_order(case: Case, value) -> tuple[str, str] | None:
     """Compare the outcomes as a multiset: the contract allows any order."""
     expected = np.sort(case.call(solutions.coin_dot_products))  # [2**d]
-    wire = kernel_probe.encode(value)
+    wire = kernel_side.encode(value)
     problem = compare_answer(expected, wire, EXACT_RTOL, EXACT_ATOL)
     if problem is None or problem[0] != INACCURATE:
         return problem  # matched as listed, or a type/shape/finiteness problem
     listed = np.sort(np.asarray(value, dtype=np.float64).ravel())
-    problem = compare_answer(expected, kernel_probe.encode(listed), EXACT_RTOL, EXACT_ATOL)
+    problem = compare_answer(expected, kernel_side.encode(listed), EXACT_RTOL, EXACT_ATOL)
     if problem is None:
         return None
     return INACCURATE, ("even in sorted order, the values you returned are not the 2**d outcomes of q·k in "
@@ -135,7 +135,7 @@ def mc_band(d_k: int, n_samples: int, var_q: float = 1.0, var_k: float = 1.0) ->
 
 def _judge_mc(case: Case, value) -> tuple[str, str] | None:
     centre, half_width = mc_band(*_mc_arguments(case))
-    problem = compare_answer(centre, kernel_probe.encode(value), 0.0, half_width, "your estimate")
+    problem = compare_answer(centre, kernel_side.encode(value), 0.0, half_width, "your estimate")
     if problem is not None and problem[0] == INACCURATE:
         return INACCURATE, (f"your estimate is further from Var(q·k) than the sampling noise of {case.args[1]} "
                             f"samples explains (more than {STANDARD_ERRORS:g} standard errors).")

@@ -9,8 +9,8 @@
 - :mod:`grader.pages.scan` — finds active content in existing pages and notebooks (``grader check-pages``).
 """
 from grader.pages.csp import CONTENT_SECURITY_POLICY, add_csp_meta, csp_meta
+from grader.pages.html_sanitizer import sanitize_fragment, sanitize_svg
 from grader.pages.markdown import markdown_to_html
-from grader.pages.sanitize import sanitize_fragment, sanitize_svg
 
 __all__ = ["CONTENT_SECURITY_POLICY", "add_csp_meta", "csp_meta", "markdown_to_html", "sanitize_fragment",
            "sanitize_svg"]

@@ -17,18 +17,18 @@ from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from traitlets import Bool, Integer, default
 
 from grader.pages.csp import add_csp_meta
+from grader.pages.html_sanitizer import sanitize_fragment
 from grader.pages.markdown import page_markdown_to_html
 from grader.pages.page_limit import MiB, limit_outputs
-from grader.pages.sanitize import sanitize_fragment
 
 # nbconvert's templates import the MathJax loader from 'mathjax.html.j2'; feedback pages load no
 # script, so the macro renders nothing (maths is already MathML).
 NO_MATHJAX = {"mathjax.html.j2": "{%- macro mathjax(url='') -%}{%- endmacro %}"}
 
-# The filters that make nbconvert's templates sanitize with nh3 (see grader.pages.sanitize):
+# The filters that make nbconvert's templates sanitize with nh3 (see grader.pages.html_sanitizer):
 # ``clean_html`` is what the templates apply to HTML, SVG and markdown when ``sanitize_html`` is on.
 SANITIZING_FILTERS = {
-    "clean_html": "grader.pages.sanitize.sanitize_fragment",
+    "clean_html": "grader.pages.html_sanitizer.sanitize_fragment",
     "markdown2html": "grader.pages.markdown.page_markdown_to_html",
     "escape_student_fields": "grader.pages.formgrader.escape_student_fields",
 }

@@ -4,7 +4,7 @@ The pages load no script, so MathJax cannot typeset maths in the browser. Instea
 spans that nbconvert's markdown parser finds (``$...$``, ``$$...$$``, ``\\begin{env}...``) are
 converted to MathML by latex2mathml when the page is written; browsers display MathML natively.
 Maths that latex2mathml cannot convert stays visible as its TeX source in a ``<code>`` element.
-The result always goes through :func:`grader.pages.sanitize.sanitize_fragment`.
+The result always goes through :func:`grader.pages.html_sanitizer.sanitize_fragment`.
 
 Converting is bounded per page (:class:`MathBudget`): a count of formulas, bytes of TeX and
 seconds of conversion. Past the bound, TeX stays visible as its source, like TeX that cannot be
@@ -22,7 +22,7 @@ from latex2mathml.converter import convert as latex_to_mathml
 from mistune import BlockParser, InlineParser
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-from grader.pages.sanitize import sanitize_fragment
+from grader.pages.html_sanitizer import sanitize_fragment
 
 # Where a page keeps its budget while it is written: in the exporter's resources.
 RESOURCES_KEY = "math_budget"

@@ -16,8 +16,8 @@ import mistune
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from grader.pages.html_sanitizer import sanitize_fragment, sanitize_svg
 from grader.pages.markdown import MathBudget, markdown_to_html
-from grader.pages.sanitize import sanitize_fragment, sanitize_svg
 from grader.pages.scan import SAFE_OUTPUT_TYPES, find_active_content
 
 REMOVED_NOTE = "[output of type {types} removed by the grader: it would run in the viewer's browser]"

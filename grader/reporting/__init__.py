@@ -1,7 +1,7 @@
 """The class report as a page to share: figures, tables, a CSV of the tables, and the LMS export.
 
 - ``timings``: grading time per submission, recorded by the grading process in ``Course.state_dir``;
-- ``analysis``: what the page shows, collected from ``grader.report.build_report``, the gradebook
+- ``analysis``: what the page shows, collected from ``grader.reporting.class_report.build_report``, the gradebook
   (late submissions) and the checks (lesson to re-teach), plus item discrimination;
 - ``figures``: matplotlib figures as inline SVG text;
 - ``html_page``: one self-contained HTML page (jinja2, autoescaped, restrictive CSP);

@@ -1,6 +1,6 @@
 """What the class report page shows about one assignment, collected in one place.
 
-The per-student scores, verdicts and ungradable reasons come from ``grader.report.build_report``;
+The per-student scores, verdicts and ungradable reasons come from ``grader.reporting.class_report.build_report``;
 this module adds what the terminal tables leave out:
 
 - the lesson section to re-teach for each misconception (from the check that names it);
@@ -19,8 +19,8 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from grader.checks import all_checks
 from grader.course import Course
-from grader.report import ClassReport, build_report
 from grader.reporting.borrowed_numbers import BorrowedRow, borrowed_numbers
+from grader.reporting.class_report import ClassReport, build_report
 from grader.reporting.timings import grading_times
 from grader.similarity import SimilarityReport, similar_pairs
 
@@ -147,7 +147,7 @@ def late_submissions(course: Course, assignment: str, students: list[str]) -> li
     return sorted(rows, key=lambda row: -row.seconds_late)
 
 
-def summarize(report: ClassReport, late: list[LateRow] | None = None,
+def assignment_summary(report: ClassReport, late: list[LateRow] | None = None,
               grading_seconds: dict[str, float] | None = None) -> AssignmentSummary:
     """The page's view of ``report`` (pure: no gradebook or files read here)."""
     discrimination = item_discrimination(report)
@@ -166,7 +166,7 @@ def collect(course: Course, assignment: str) -> AssignmentSummary:
     """Build the report of ``assignment`` from the course's gradebook, autograded notebooks and records."""
     report = build_report(course, assignment)
     students = [r.student for r in report.students]
-    summary = summarize(report, late_submissions(course, assignment, students), grading_times(course, assignment))
+    summary = assignment_summary(report, late_submissions(course, assignment, students), grading_times(course, assignment))
     try:
         summary.similarity = similar_pairs(course, assignment)
     except (FileNotFoundError, ValueError):  # no release notebook (or none the course knows) to

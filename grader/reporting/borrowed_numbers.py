@@ -4,7 +4,7 @@ Every student's quiz items are graded for their own numbers (``solutions.variant
 numeric answer that equals, within the item's tolerance, the answer for the lesson's numbers or
 for another student's numbers of the class was most likely typed from the lesson or copied from
 that classmate. This section lists them for the instructor only: it reads the graded answers that
-``grader.verdicts.DecideVerdicts`` keeps in the private ``.grader/quiz_answers/`` folder, and
+``grader.grading.preprocessors.decide_verdicts.DecideVerdicts`` keeps in the private ``.grader/quiz_answers/`` folder, and
 nothing of it is written into any feedback page. Choice items are left out (a letter fits a
 quarter of the class by chance).
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from grader.checks import get_check
 from grader.checks.api import compare_answer
 from grader.course import Course
-from grader.verdicts import QUIZ_ANSWERS_FOLDER
+from grader.grading.preprocessors.decide_verdicts import QUIZ_ANSWERS_FOLDER
 from solutions.variants import LESSON_NUMBERS, numbers_for
 
 #: How the lesson's numbers are named in the section and the CSV.

@@ -25,9 +25,9 @@ import itertools
 from pathlib import Path
 from typing import Iterator
 
+from grader.grading.verdict_records import first_problem
 from grader.reporting.analysis import AssignmentSummary
 from grader.reporting.csv_files import write_csv_rows
-from grader.reporting.html_page import first_problem
 from grader.similarity.report import csv_rows as similarity_rows
 
 COLUMNS = ("assignment", "table", "row", "column", "value")
@@ -38,7 +38,7 @@ def rows(summary: AssignmentSummary) -> Iterator[tuple[str, str, str, str, objec
     a = summary.assignment
     for r in summary.report.students:
         for column, value in (("score", r.score), ("max_score", r.max_score), ("percent", round(r.percent, 2)),
-                              ("status", r.status), ("first_problem", first_problem(r.checks)),
+                              ("status", r.status), ("first_problem", first_problem({"check": name, **record} for name, record in r.checks.items()) or ""),
                               ("grading_seconds", summary.grading_seconds.get(r.student, ""))):
             yield a, "students", r.student, column, value
     for c in summary.checks:

@@ -100,7 +100,7 @@ def discrimination(rows: Sequence[tuple[str, float | None]],
         return _data_uri(figure)
 
 
-def grading_times(seconds: Sequence[float], title: str = "Grading time per submission") -> str:
+def grading_time_histogram(seconds: Sequence[float], title: str = "Grading time per submission") -> str:
     """A histogram of seconds per submission (no student names: the table beside it has them)."""
     with rc_context(_style()):
         figure = Figure(figsize=(5.2, 2.8))

@@ -17,6 +17,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
+from grader.grading.verdict_records import first_problem
 from grader.reporting import figures
 from grader.reporting.analysis import AssignmentSummary
 from grader.similarity import report as similarity_report
@@ -56,14 +57,6 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def first_problem(checks: dict[str, dict]) -> str:
-    """'check: misconception or stage' of the first check without full marks, or ''."""
-    for name, record in checks.items():
-        if float(record.get("fraction", 0.0)) < 1.0:
-            return f"{name}: {record.get('misconception') or record.get('stage') or 'not passed'}"
-    return ""
-
-
 def assignment_figures(summary: AssignmentSummary) -> dict[str, Figure]:
     """The four figures of one assignment's section, by role."""
     name = summary.assignment
@@ -75,7 +68,7 @@ def assignment_figures(summary: AssignmentSummary) -> dict[str, Figure]:
                              f"Share of students with full marks on each check of {name}, hardest first"),
         "discrimination": Figure(figures.discrimination([(c.check, c.discrimination) for c in summary.checks]),
                                  f"Item discrimination of each check of {name}"),
-        "grading_times": Figure(figures.grading_times(list(summary.grading_seconds.values())),
+        "grading_times": Figure(figures.grading_time_histogram(list(summary.grading_seconds.values())),
                                 f"Histogram of grading seconds per submission of {name}"),
     }
 
@@ -87,7 +80,7 @@ def render_page(summaries: list[AssignmentSummary], course_name: str = "") -> st
         students = []
         for r in summary.report.students:
             students.append({"student": r.student, "score": r.score, "max_score": r.max_score,
-                             "percent": r.percent, "status": r.status, "problem": first_problem(r.checks),
+                             "percent": r.percent, "status": r.status, "problem": first_problem({"check": name, **record} for name, record in r.checks.items()) or "",
                              "seconds": summary.grading_seconds.get(r.student)})
         times = sorted(summary.grading_seconds.values())
         sections.append({"summary": summary, "figures": assignment_figures(summary), "students": students,

@@ -1,7 +1,7 @@
 """Grading time per submission, read by the class report from the grading records.
 
-``grader.parallel.grade_one`` ends every grading by writing the submission's record
-(``grader.grading_state``: ``.grader/autograde/<assignment>/<student>.json``), which holds
+``grader.grading.grade_one.grade_one`` ends every grading by writing the submission's record
+(``grader.grading.run_record``: ``.grader/autograde/<assignment>/<student>.json``), which holds
 ``seconds``, the wall-clock time of the whole grading (reading the notebook, the sandboxed kernel
 run, judging, gradebook writes). A regrade replaces the record, so the latest grading counts. The
 records live in the grading process's private folder, where no kernel can write; plain
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from grader.course import STATE_DIR_NAME, Course
-from grader.grading_state import RECORDS_FOLDER
+from grader.grading.run_record import RECORDS_FOLDER
 
 
 def grading_times(course: Course, assignment: str) -> dict[str, float]:

@@ -17,7 +17,7 @@ besides the per-cell ``timeout``.
 Output past a limit is dropped and the cell gets an ``OutputLimitExceeded`` error output saying
 so. Being an error, it gives a test cell whose output was cut no points (nbgrader scores an error
 as 0), so no limit can make a test cell pass by removing what it printed. A hidden check's report
-(the ``PROBE_MIME`` display of a probe cell, see ``grader.verdicts``) counts against its cell's
+(the ``PROBE_MIME`` display of a probe cell, see ``grader.grading.preprocessors.decide_verdicts``) counts against its cell's
 limit only, never against the notebook's: output printed earlier in the notebook cannot drop the
 reports of later checks. ``DecideVerdicts`` replaces every probe cell's outputs by its verdict, so
 reports never reach the saved notebook.
@@ -42,8 +42,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
 
-from grader.kernel_probe import PROBE_MIME
-from grader.verdicts import METADATA_KEY
+from grader.course import course_root_of
+from grader.kernel_side import METADATA_KEY, PROBE_MIME
 
 from .kernel_manager import SandboxedKernelManager
 from .policy import SETTING_FIELDS, MiB, SandboxPolicy, policy_from_settings
@@ -182,8 +182,7 @@ class SandboxedExecute(Execute):
 
     @default("course_root")
     def _course_root_default(self) -> str:
-        configured = self.config.get("CourseDirectory", {}).get("root")
-        return os.path.abspath(configured or os.getcwd())
+        return os.path.abspath(course_root_of(self))
 
     def __init__(self, *args, **kwargs):
         kwargs["kernel_manager_class"] = SandboxedKernelManager

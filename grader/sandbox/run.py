@@ -29,11 +29,11 @@ import time
 
 from . import layers as L
 from . import leftovers, unprivileged, workdir_quota
-from .cgroups import CgroupLimits, CgroupUnavailable, SandboxCgroup, support as cgroup_support
+from .cgroups import CgroupLimits, CgroupUnavailable, SandboxCgroup
+from .cgroups import support as cgroup_support
 from .launcher import kill_processes_of_uid
 from .leftovers import make_mode_safe
-from .policy import (HIDDEN_PACKAGES, SYSTEM_PATHS, SandboxError, SandboxPolicy,
-                     package_dirs, python_prefixes)
+from .policy import HIDDEN_PACKAGES, SYSTEM_PATHS, SandboxError, SandboxPolicy, package_dirs, python_prefixes
 from .uid_slots import UidSlot, reserve_uid
 
 LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launcher.py")

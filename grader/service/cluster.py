@@ -1,11 +1,11 @@
 """The service's gradings on a Dask cluster: ``grader watch --scheduler ADDRESS``.
 
 The same cluster ``grader autograde --scheduler`` grades on, with the same parts of
-``grader.distributed``: the same connection (mutual TLS with the course's certificates; a
+``grader.scheduling.dask_cluster``: the same connection (mutual TLS with the course's certificates; a
 ``tcp://`` scheduler only with ``--insecure-scheduler``), every worker is asked what it sees before anything is sent
-(:func:`grader.distributed.check_workers`: the course folder at the same path, the same
+(:func:`grader.scheduling.dask_cluster.check_workers`: the course folder at the same path, the same
 gradebook, no SQLite file shared between machines), and each grading is one task holding the
-student's cluster-wide lock (:func:`grader.distributed.run_exclusively`). A worker that dies
+student's cluster-wide lock (:func:`grader.scheduling.dask_cluster.run_exclusively`). A worker that dies
 mid-task has the task re-run on another one (Dask's ``allowed-failures``); a task that still fails
 comes back to the service as an exception, and the service grades the hand-in again up to its
 own limit of attempts, then records it as ungradable with the reason.
@@ -19,8 +19,14 @@ from __future__ import annotations
 import uuid
 
 from grader.course import Course
-from grader.distributed import (ClusterSetupError, check_listeners, check_workers, connect,
-                                run_exclusively, wait_for_a_worker)
+from grader.scheduling.dask_cluster import (
+    ClusterSetupError,
+    check_listeners,
+    check_workers,
+    connect,
+    run_exclusively,
+    wait_for_a_worker,
+)
 
 
 class DaskGrading:

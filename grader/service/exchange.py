@@ -28,13 +28,20 @@ from nbgrader.exchange.default import ExchangeCollect as DefaultCollect
 from nbgrader.exchange.exchange_factory import ExchangeFactory
 from nbgrader.utils import parse_utc
 
-from grader.course import ASSIGNMENTS, Course
-from grader.nbgrader_runner import load_config
-from grader.parallel import student_id_problem
-from grader.service.inbound import (SECRET_FILE, TIMESTAMP_FILE, Collected, HandinBudget,
-                                    HandinRefused, InboundFolder, account_name, collect_folder,
-                                    list_folder_exchange, nbgrader_timestamp, read_secret)
-
+from grader.course import ASSIGNMENTS, Course, load_config, read_timestamp
+from grader.grading.screen import student_id_problem
+from grader.service.inbound import (
+    SECRET_FILE,
+    TIMESTAMP_FILE,
+    Collected,
+    HandinBudget,
+    InboundFolder,
+    collect_folder,
+    list_folder_exchange,
+    name_of_uid,
+    nbgrader_timestamp,
+    read_secret,
+)
 
 
 class CourseExchange:
@@ -86,7 +93,7 @@ class CourseExchange:
             return f"the name {student!r} is not a student id"
         if uid == 0:
             return "the folder belongs to root, not to a student's account"
-        owner = account_name(uid)
+        owner = name_of_uid(uid)
         if owner.startswith("uid "):
             return f"the folder belongs to {owner}, which has no account"
         if owner != student and self.check_owner:
@@ -145,8 +152,8 @@ class CourseExchange:
         collector.start()
         if not collected.is_dir():
             raise ExchangeError(f"collecting {folder.printable_name} left nothing in {collected}")
-        delivered = (collected / TIMESTAMP_FILE).read_text()[:200].strip() \
-            if (collected / TIMESTAMP_FILE).is_file() else folder.timestamp
+        delivered = read_timestamp(collected)
+        delivered = folder.timestamp if delivered is None else delivered
         if delivered != folder.timestamp:
             raise ExchangeError(f"asked for {folder.printable_name}, the exchange delivered {delivered}")
         dest.parent.mkdir(parents=True, exist_ok=True)

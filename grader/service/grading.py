@@ -15,24 +15,19 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from grader import nbgrader_runner
-from grader.course import ASSIGNMENTS, Course, notebook_name
-from grader.parallel import grade_one, unreadable_reason
+from grader.course import Course, read_timestamp
+from grader.grading import nbgrader_apps
+from grader.grading.grade_one import grade_one
+from grader.grading.screen import Limits, handin_problem
+from grader.grading.status_page import ungradable_page
+from grader.grading.ungradable_record import record_ungradable
+from grader.grading.verdict_records import first_problem as verdict_first_problem
+from grader.grading.verdict_records import verdict_records
 from grader.service import pages
-from grader.ungradable import record_ungradable
-from grader.verdicts import verdict_records
 
 HANDIN = "handin"      # archive/<id>/handin: the submission as collected from the exchange
 FEEDBACK = "feedback"  # archive/<id>/feedback: its feedback folder, ready to release
 NOT_COLLECTED = "not_collected.txt"  # in a hand-in the service refused to copy: the reason
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What the service refuses to grade (from the course policy)."""
-
-    max_bytes: int
-    max_cells: int
 
 
 @dataclass
@@ -75,7 +70,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
         shutil.rmtree(submitted)
     shutil.copytree(archive_dir / HANDIN, submitted)
 
-    reason = screen(course, assignment, submitted, limits)
+    reason = refusal_of(submitted) or handin_problem(course, assignment, submitted, limits)
     steps.done("screen")
     if reason is None:
         outcome = grade_one(str(course.root), assignment, student)
@@ -84,20 +79,17 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
         record_ungradable(course, assignment, student, reason)
     steps.done("grade")
     if reason is None:
-        result = nbgrader_runner.generate_feedback_warm(course, assignment, student)
+        result = nbgrader_apps.generate_feedback_warm(course, assignment, student)
         if not (result["success"] and course.feedback_page(student, assignment).exists()):
             reason = "the feedback page could not be generated; the instructor has been told"
     steps.done("feedback")
     score, max_score = _score(course, assignment, student)
     if reason is not None:
-        pages.place(course, student, assignment, archive_dir / HANDIN, pages.render(
-            student, assignment, (archive_dir / HANDIN / "timestamp.txt").read_text().strip(),
-            "not graded", reason,
-            "fix what the message names, open the notebook in Jupyter to check it, save it and "
-            "hand in again with Submit (or nbgrader submit)."))
+        pages.place(course, student, assignment, archive_dir / HANDIN, ungradable_page(
+            assignment, reason, student=student, handed_in=read_timestamp(archive_dir / HANDIN) or ""))
         problem = reason
     else:
-        problem = first_problem(course, assignment, student)
+        problem = first_problem_of_notebook(course, assignment, student)
     feedback_copy = archive_dir / FEEDBACK
     if feedback_copy.exists():
         shutil.rmtree(feedback_copy)
@@ -107,54 +99,19 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
                   steps.seconds).as_dict()
 
 
+def refusal_of(folder: Path) -> str | None:
+    """The reason the service refused to copy this hand-in (``NOT_COLLECTED`` in its folder), or None."""
+    if (folder / NOT_COLLECTED).is_file():
+        return (folder / NOT_COLLECTED).read_text(encoding="utf-8")[:2000]
+    return None
+
+
 def warm_up(course_root: str) -> None:
     """Load in this worker process what every grading reuses: nbgrader's converters and the
     feedback app with its compiled page template (the pool runs this before the first hand-in)."""
     import nbgrader.converters  # noqa: F401
 
-    nbgrader_runner.warm_feedback_app(Course(Path(course_root))).build()
-
-
-def screen(course: Course, assignment: str, folder: Path, limits: Limits) -> str | None:
-    """Why the hand-in in ``folder`` must not be graded at all, or None. Cheap checks only."""
-    if (folder / NOT_COLLECTED).is_file():
-        return (folder / NOT_COLLECTED).read_text(encoding="utf-8")[:2000]
-    expected = folder / f"{notebook_name(assignment)}.ipynb"
-    if not expected.exists():
-        others = sorted(p.name for p in folder.glob("*.ipynb"))
-        found = f"; the submission holds {', '.join(others)}" if others else ""
-        return (f"{expected.name} is missing from your submission{found}. Hand in the folder "
-                f"{assignment} fetched with Fetch (nbgrader fetch_assignment), with {expected.name} in it.")
-    size = expected.stat().st_size
-    if size > limits.max_bytes:
-        return (f"{expected.name} is {size / 1e6:.1f} MB, more than the {limits.max_bytes / 1e6:.1f} MB "
-                "this course grades; clear the outputs (Kernel > Restart & Clear Output), save and hand in again.")
-    reason = unreadable_reason(expected)
-    if reason is not None:
-        return reason
-    notebook = nbformat.read(expected, as_version=4)
-    if len(notebook.cells) > limits.max_cells:
-        return (f"{expected.name} has {len(notebook.cells)} cells, more than the {limits.max_cells} "
-                "this course grades; start again from the released notebook.")
-    other = _other_assignment(course, assignment, notebook)
-    if other is not None:
-        return (f"{expected.name} holds the cells of assignment {other}, not {assignment}; "
-                f"put your {assignment} work in {expected.name} and hand in again.")
-    return None
-
-
-def _grade_ids(notebook) -> set[str]:
-    return {cell.metadata.get("nbgrader", {}).get("grade_id") for cell in notebook.cells} - {None}
-
-
-def _other_assignment(course: Course, assignment: str, notebook) -> str | None:
-    """The other assignment whose cells ``notebook`` mostly holds (shared ids such as ``setup``
-    aside), or None when it holds more of ``assignment``'s cells than of any other's."""
-    ids = _grade_ids(notebook)
-    shared = {a: len(ids & _grade_ids(nbformat.read(course.release_notebook(a), 4)))
-              for a in ASSIGNMENTS if course.release_notebook(a).exists()}
-    best = max(shared, key=shared.get, default=assignment)
-    return best if best != assignment and shared[best] > shared.get(assignment, 0) else None
+    nbgrader_apps.warm_feedback_app(Course(Path(course_root))).build()
 
 
 def _score(course: Course, assignment: str, student: str) -> tuple[float, float]:
@@ -166,15 +123,10 @@ def _score(course: Course, assignment: str, student: str) -> tuple[float, float]
             return 0.0, float(gb.find_assignment(assignment).max_score)
 
 
-def first_problem(course: Course, assignment: str, student: str) -> str:
-    """The first failing check and its diagnosis (``softmax: no max subtraction``), or ``—``."""
-    path = course.autograded_notebook(student, assignment)
+def first_problem_of_notebook(course: Course, assignment: str, student: str) -> str:
+    """The first failing check of the autograded notebook and its diagnosis (``softmax: no max subtraction``), or ``—``."""
     try:
-        notebook = nbformat.read(path, as_version=4)
+        notebook = nbformat.read(course.autograded_notebook(student, assignment), as_version=4)
     except Exception:
         return "—"
-    for cell in notebook.cells:
-        for record in verdict_records(cell):
-            if record.get("fraction", 1.0) < 1.0:
-                return f"{record['check']}: {record.get('misconception') or record.get('stage')}"
-    return "—"
+    return verdict_first_problem(record for cell in notebook.cells for record in verdict_records(cell)) or "—"

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from nbgrader.utils import parse_utc
 
+from grader.course import TIMESTAMP_FILE
 from grader.sandbox.submitted_links import special_kind
 
-TIMESTAMP_FILE = "timestamp.txt"
 SECRET_FILE = "submission_secret.txt"
 SECRET = re.compile(r"[0-9a-f]{128}")  # what nbgrader's submit writes: secrets.token_hex(64)
 MAX_SECRET_BYTES = 1024
@@ -98,7 +98,7 @@ class Collected:
         return hashlib.sha256(self.secret.encode("ascii")).hexdigest()
 
 
-def account_name(uid: int) -> str:
+def name_of_uid(uid: int) -> str:
     try:
         return pwd.getpwuid(uid).pw_name
     except KeyError:
@@ -148,7 +148,7 @@ def list_folder_exchange(inbound: Path, owner_problem) -> list[InboundFolder]:
 
 
 def _describe(inbound_fd: int, name: bytes, info: os.stat_result, owner_problem) -> InboundFolder:
-    owner = account_name(info.st_uid)
+    owner = name_of_uid(info.st_uid)
     if not stat.S_ISDIR(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
         return InboundFolder(name, info.st_uid, owner, problem=f"it is {kind}, not a hand-in folder",
@@ -253,7 +253,7 @@ def _plan(root_fd: int, root_info: os.stat_result, budget: HandinBudget) -> tupl
                     raise HandinRefused(f"{_show(parts)} is a {special_kind(info.st_mode)}; hand in only the "
                                         "files of your assignment folder (nbgrader submit copies them)")
                 if info.st_uid != uid:
-                    raise HandinRefused(f"{_show(parts)} belongs to the account {account_name(info.st_uid)}, "
+                    raise HandinRefused(f"{_show(parts)} belongs to the account {name_of_uid(info.st_uid)}, "
                                         "not to you; hand in only your own files")
                 if len(entries) + 1 > budget.max_entries:
                     raise HandinRefused(f"the hand-in holds more than {budget.max_entries} files and "
@@ -380,3 +380,9 @@ def _name_time(timestamp: str | None) -> float:
 def nbgrader_timestamp(epoch_seconds: float) -> str:
     """``2026-12-01 10:16:38.123456 UTC``: the form of nbgrader's ``timestamp.txt``."""
     return datetime.fromtimestamp(epoch_seconds, timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z")
+
+
+def handin_budget(policy) -> HandinBudget:
+    """What one hand-in may hold under the course's ``c.GradingService`` settings (``grader.service_policy``)."""
+    return HandinBudget(max_bytes=int(policy.max_handin_megabytes * 1e6),
+                        max_entries=policy.max_handin_files, max_notebooks=policy.max_handin_notebooks)

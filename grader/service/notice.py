@@ -9,7 +9,7 @@ polling as the fallback.
   costs the service nothing. ``nbgrader submit`` writes the submission secret last, inside the
   folder, which no event of ``inbound/`` reports: the loop looks again every
   :data:`SETTLING_SECONDS` while a folder changed recently and is not complete yet
-  (``GradingService`` decides that);
+  (``GradingLoop`` decides that);
 - a grading that finished (the pool future's callback);
 - the poll timer, every ``poll_seconds``, which stays the only signal where events are not
   delivered (network file systems, a plug-in exchange, ``watchdog`` missing).

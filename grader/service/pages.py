@@ -8,25 +8,13 @@ real feedback once it is graded) overwrites it in the exchange.
 """
 from __future__ import annotations
 
-import html
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
 from grader.course import Course, notebook_name
-from grader.fonts import PAGE_FONT_STACK
+from grader.grading.status_page import status_page
 from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE
-
-_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<style>body{{font-family:{font_stack};max-width:46em;margin:2em auto;line-height:1.5}}
-.status{{padding:.8em 1em;border-left:.4em solid {colour};background:#f6f6f6}}</style></head>
-<body><h1>{title}</h1>
-<p>Student <b>{student}</b>, assignment <b>{assignment}</b>, handed in {handed_in}.</p>
-<div class="status"><p><b>{headline}</b></p><p>{detail}</p></div>
-<p>What to do: {todo}</p>
-</body></html>
-"""
 
 
 def utc(epoch_seconds: float) -> str:
@@ -34,13 +22,10 @@ def utc(epoch_seconds: float) -> str:
     return datetime.fromtimestamp(epoch_seconds, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def render(student: str, assignment: str, timestamp: str, headline: str, detail: str, todo: str,
+def status_page_of(student: str, assignment: str, timestamp: str, headline: str, detail: str, todo: str,
            waiting: bool = False) -> str:
-    """The HTML of a status page (every value escaped)."""
-    return _PAGE.format(title=html.escape(f"{assignment}: {headline}"), student=html.escape(student),
-                        assignment=html.escape(assignment), handed_in=html.escape(timestamp),
-                        headline=html.escape(headline), detail=html.escape(detail),
-                        todo=html.escape(todo), font_stack=PAGE_FONT_STACK, colour="#d9a400" if waiting else "#c0392b")
+    """The HTML of a status page for one hand-in (``grader.grading.status_page``; every value escaped)."""
+    return status_page(assignment, headline, detail, todo, student=student, handed_in=timestamp, waiting=waiting)
 
 
 def place(course: Course, student: str, assignment: str, archive: Path, page: str,

@@ -14,8 +14,8 @@ import pwd
 import shutil
 import subprocess
 from contextlib import contextmanager
-from typing import Iterable, Iterator
 from pathlib import Path
+from typing import Iterable, Iterator
 
 from nbgrader.auth import Authenticator
 from nbgrader.coursedir import CourseDirectory
@@ -23,7 +23,7 @@ from nbgrader.exchange.exchange_factory import ExchangeFactory
 from traitlets.config import Config
 
 
-def account_name(name: str, prefix: str = "") -> str:
+def temporary_account_name(name: str, prefix: str = "") -> str:
     """The account :func:`temporary_accounts` makes for ``name``: ``prefix + name`` without
     underscores, at most 32 characters (what useradd takes)."""
     return f"{prefix}{name}".replace("_", "")[:32]
@@ -47,7 +47,7 @@ def temporary_accounts(names: Iterable[str], prefix: str = "") -> Iterator[dict[
     accounts, created = {}, []
     try:
         for name in names:
-            account = account_name(name, prefix)
+            account = temporary_account_name(name, prefix)
             try:
                 pwd.getpwnam(account)
             except KeyError:

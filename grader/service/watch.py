@@ -18,7 +18,7 @@ events are not delivered). A pass:
 4. when a grading ends, record the result and release the feedback (or hold it until the due date
    when the course says feedback is not immediate for that assignment). One log line each.
 
-``once=True`` handles what is waiting and returns. SIGTERM (or :meth:`GradingService.stop`) stops
+``once=True`` handles what is waiting and returns. SIGTERM (or :meth:`GradingLoop.stop`) stops
 collecting and lets running gradings finish; the journal makes a restart after ``kill -9`` grade
 an interrupted submission again and release what was graded but not yet released.
 """
@@ -28,8 +28,8 @@ import concurrent.futures as cf
 import fcntl
 import hashlib
 import logging
-import os
 import multiprocessing
+import os
 import re
 import shutil
 import signal
@@ -40,20 +40,19 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError
 
-from grader.cluster_security import InsecureSchedulerError
-from grader.distributed import ClusterSetupError
 from grader.course import ASSIGNMENTS, Course, enable_concurrent_writers
+from grader.grading.screen import Limits
+from grader.scheduling.cluster_security import InsecureSchedulerError
+from grader.scheduling.dask_cluster import ClusterSetupError
+from grader.scheduling.worker_lifetime import die_with_parent
 from grader.service import pages
 from grader.service.exchange import CourseExchange
-from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, HandinRefused, nbgrader_timestamp
-from grader.service.grading import (FEEDBACK, HANDIN, NOT_COLLECTED, Limits, grade_archived,
-                                    warm_up)
+from grader.service.grading import FEEDBACK, HANDIN, NOT_COLLECTED, grade_archived, warm_up
+from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, HandinRefused, handin_budget, nbgrader_timestamp
+from grader.service.journal import GRADED, HELD, RECEIVED, RELEASED, WAITING, Journal, Row
 from grader.service.notice import SETTLING_SECONDS, Wakeup
-from grader.service.journal import (GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal,
-                                    Row)
-from grader.service.policy import GradingService as Policy, load_policy
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
-from grader.worker_lifetime import die_with_parent
+from grader.service_policy import GradingService, load_policy
 
 log = logging.getLogger("grader.watch")
 HOUR = 3600.0
@@ -98,10 +97,10 @@ def ensure_private(course: Course, fix_permissions: bool) -> None:
         raise PrivacyError(problems)
 
 
-class GradingService:
+class GradingLoop:
     """The grading service of one course folder (check :func:`ensure_private` first)."""
 
-    def __init__(self, course: Course, policy: Policy | None = None, workers: int | None = None,
+    def __init__(self, course: Course, policy: GradingService | None = None, workers: int | None = None,
                  clock=time.time, scheduler: str | None = None, insecure_scheduler: bool = False):
         self.course = course
         self.scheduler = scheduler  # a Dask scheduler's address: grade on that cluster
@@ -260,7 +259,7 @@ class GradingService:
         archive = self.archive_of(row)
         refusal = folder.problem
         try:
-            collected = self.exchange.collect(folder, archive / HANDIN, self.policy.handin_budget())
+            collected = self.exchange.collect(folder, archive / HANDIN, handin_budget(self.policy))
             secret_digest = collected.secret_digest
             counted_at = collected.counted_at
         except FileNotFoundError:
@@ -306,7 +305,7 @@ class GradingService:
         """Tell a refused hand-in's author why, through a staging folder: the course's own
         ``feedback/`` (the named student's real feedback) is never touched by it."""
         staging = self.course.state_dir / "refusing"
-        page = pages.render(row.student, row.assignment, row.timestamp, "refused", row.refusal,
+        page = pages.status_page_of(row.student, row.assignment, row.timestamp, "refused", row.refusal,
                             "hand in your own work from your own account with Submit "
                             "(nbgrader submit), holding only the files of your assignment folder.")
         pages.place(self.course, row.student, row.assignment, self.archive_of(row) / HANDIN, page,
@@ -405,7 +404,7 @@ class GradingService:
             not_before = starts[len(starts) - limit] + HOUR
             if row.state != WAITING or row.not_before != not_before:
                 self.journal.update(row.id, state=WAITING, not_before=not_before)
-                self._place_and_release(row, pages.render(
+                self._place_and_release(row, pages.status_page_of(
                     row.student, row.assignment, row.timestamp, "waiting to be graded",
                     f"this course grades at most {limit} submissions of an assignment per student "
                     f"per hour; this one will be graded at {pages.utc(not_before)} and its "
@@ -423,7 +422,7 @@ class GradingService:
         future.add_done_callback(self.wakeup.set)
 
     def _answer_without_grading(self, row: Row, outcome: str, detail: str, todo: str) -> None:
-        self._place_and_release(row, pages.render(row.student, row.assignment, row.timestamp,
+        self._place_and_release(row, pages.status_page_of(row.student, row.assignment, row.timestamp,
                                                   outcome, detail, todo))
         self.journal.update(row.id, state=RELEASED, outcome=outcome, problem=detail,
                             finished_at=self.clock())
@@ -487,7 +486,7 @@ class GradingService:
         hold = (not self.policy.feedback_is_immediate(row.assignment) and due is not None
                 and row.submitted_at <= due and self.clock() < due)
         if hold:
-            self._place_and_release(row, pages.render(
+            self._place_and_release(row, pages.status_page_of(
                 row.student, row.assignment, row.timestamp, "received and graded",
                 f"feedback for this assignment is released after its due date, {pages.utc(due)}.",
                 "nothing; fetch feedback again after the due date.", waiting=True), archive=False)
@@ -532,7 +531,7 @@ def serve(course: Course, once: bool = False, fix_permissions: bool = False,
     except PrivacyError as exc:
         log.error("%s", exc)
         return 2
-    service = GradingService(course, workers=workers, scheduler=scheduler,
+    service = GradingLoop(course, workers=workers, scheduler=scheduler,
                              insecure_scheduler=insecure_scheduler)
     previous = signal.signal(signal.SIGTERM, service.stop)
     log.info("watching the exchange of %s (%s)", course.root, "once" if once else "until SIGTERM")

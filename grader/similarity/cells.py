@@ -5,7 +5,7 @@ Cells are found by nbgrader's ``grade_id``: only ids that are solution cells of 
 ``grader.similarity.normalise`` removes. The instructor's model answer (the source notebook's
 cell) is read too: code that matches it is left out of the comparison, like the template. A student's notebook is read from ``submitted/`` (what
 they handed in), or from ``autograded/`` when the submitted copy is gone. A submission that was
-recorded ungradable (``grader.ungradable``), or whose notebook cannot be read, is skipped and
+recorded ungradable (``grader.grading.ungradable_record``), or whose notebook cannot be read, is skipped and
 named with its reason; nothing runs any of the code.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import nbformat
 
 from grader.course import Course
-from grader.submissions import model_answer
-from grader.ungradable import ungradable_reason
+from grader.grading.ungradable_record import ungradable_reason
+from grader.notebook_cells import model_answer
 
 MAX_NOTEBOOK_BYTES = 5 * 1024 * 1024  # the grading service's own limit (max_notebook_megabytes)
 

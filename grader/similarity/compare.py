@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from grader.similarity.cells import ClassCells
-from grader.similarity.fingerprint import K, Fingerprints, kgram_hashes, winnow
+from grader.similarity.fingerprint import Fingerprints, K, kgram_hashes, winnow
 from grader.similarity.normalise import Token, normalise
 
 CELL_SCORE = 0.5  # share of the shorter cell's uncommon fingerprints, rarity-weighted

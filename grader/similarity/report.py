@@ -87,7 +87,7 @@ def csv_rows(report: SimilarityReport | None) -> Iterator[tuple[str, str, str, o
         yield "similarity_skipped", student, "reason", reason
 
 
-def render(report: SimilarityReport, console: Console | None = None) -> None:
+def print_similar_pairs(report: SimilarityReport, console: Console | None = None) -> None:
     """Print the pairs (score, cells) and the skipped submissions, student text as plain text."""
     console = console or Console()
     table = Table(title=f"{report.assignment}: possibly written together "

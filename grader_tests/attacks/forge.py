@@ -1,7 +1,7 @@
 # The attacker's toolkit for forging probe reports, run in the student's kernel as a cell of its own.
 #
-# Nothing here is secret: the wire format and the injected probe code are public (grader/kernel_probe.py,
-# grader/verdicts.py), and the plan of a running probe cell (check name, token, inputs) is in that
+# Nothing here is secret: the wire format and the injected probe code are public (grader/kernel_side.py,
+# grader/grading/preprocessors/decide_verdicts.py), and the plan of a running probe cell (check name, token, inputs) is in that
 # cell's source, which the kernel receives. What the attacker does not have is the expected values.
 import ast
 import json

@@ -1,5 +1,0 @@
-"""Feedback pages: the summary and tidy-up of ``nbgrader generate_feedback`` pages, and the page of an ungradable submission."""
-from grader.feedback.page import FeedbackPage
-from grader.feedback.ungradable import write_ungradable_page
-
-__all__ = ["FeedbackPage", "write_ungradable_page"]

@@ -1,0 +1,170 @@
+"""Grade one (assignment, student) pair in this process: screen, autograde, feedback, record.
+
+``grade_one`` is the task every scheduler runs (``grader.scheduling.pool``, ``grader.scheduling.dask_cluster``,
+``grader.service.grading``). It screens the submission (``grader.grading.screen``), runs nbgrader's
+``Autograde`` with the course's pipeline (``grader.grading.pipeline``) and the feedback page, and
+ends with a score or with an "ungradable" record and its reason (``grader.grading.ungradable_record``);
+a finished submission gets a record (``grader.grading.run_record``) so a re-run skips it while its
+inputs are unchanged.
+
+A worker process keeps what does not change between submissions: the imported nbgrader, the loaded
+course config and the kernel zygote. Library warnings (nbgrader's gradebook emits SQLAlchemy warnings
+for every submission) go to ``.grader/autograde.log``.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.course import Course
+from grader.grading import nbgrader_apps, run_record
+from grader.grading.metadata_validation import validate_metadata_with_cached_schema
+from grader.grading.preprocessors.batched_save_autogrades import reuse_gradebook_connections
+from grader.grading.screen import student_id_problem, unreadable_reason
+from grader.grading.status_page import write_ungradable_page
+from grader.grading.step_times import TimedAutograde, new_times, settle
+from grader.grading.ungradable_record import clear_ungradable, record_ungradable
+from grader.sandbox.submitted_links import quarantine_folder, quarantine_submission
+
+LOG_NAME = "autograde.log"
+
+
+@dataclass(frozen=True)
+class GradingOutcome:
+    """What happened to one submission: graded, or ungradable with the reason.
+
+    ``times``: seconds per step (``grader.grading.step_times.CATEGORIES``); ``skipped``: not graded
+    again because an earlier run graded the same inputs (``graded`` and ``reason`` are that
+    run's).
+    """
+
+    student: str
+    assignment: str
+    graded: bool
+    reason: str | None
+    seconds: float
+    times: dict[str, float] = field(default_factory=dict)
+    skipped: bool = False
+
+
+def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome:
+    """Autograde one submission in this process; never raises for a bad submission.
+
+    Afterwards the submission's record says it was graded with its current inputs.
+    """
+    course = Course(Path(course_root))
+    refusal = student_id_problem(student)
+    if refusal is not None:  # refused before anything records the id (see student_id_problem)
+        return GradingOutcome(student, assignment, False, refusal, 0.0)
+    _route_warnings_to_log(course)
+    reuse_gradebook_connections()
+    validate_metadata_with_cached_schema()
+    started = time.perf_counter()
+    times = new_times()
+    clear_ungradable(course, assignment, student)
+    # Before nbgrader copies or reads anything: links, FIFOs, devices and oversized files move out.
+    notebook = course.submitted_notebook(student, assignment)
+    moved = quarantine_submission(notebook.parent, quarantine_folder(course.root, student, assignment))
+    inputs = run_record.fingerprint(course, assignment, student)  # of what is graded
+    reason = unreadable_reason(notebook)
+    if reason is not None and moved:
+        reason += " Moved out of the submission folder: " + "; ".join(moved) + "."
+    if reason is None:
+        try:
+            result = _autograde(course, assignment, student, times)
+            reason = None if result["success"] else _reason_from(result)
+        except Exception as exc:  # a converter crash is this submission's problem only
+            reason = f"{type(exc).__name__}: {exc}"
+    if reason is not None:
+        record_ungradable(course, assignment, student, reason)
+        write_ungradable_page(course, student, assignment, reason)
+    seconds = time.perf_counter() - started
+    outcome = GradingOutcome(student, assignment, reason is None, reason, seconds, settle(times, seconds))
+    run_record.write_record(course, assignment, student, {
+        "fingerprint": inputs, "graded": outcome.graded, "reason": reason,
+        "seconds": round(seconds, 3), "times": {k: round(v, 4) for k, v in outcome.times.items()},
+        "finished": time.time()})
+    return outcome
+
+
+_configs: dict[str, tuple[float, object]] = {}
+
+
+def _course_config(course: Course):
+    """The course's nbgrader config, loaded once per worker process (again if the file changed)."""
+    path = course.root / "nbgrader_config.py"
+    mtime = path.stat().st_mtime
+    cached = _configs.get(str(path))
+    if cached is None or cached[0] != mtime:
+        cached = _configs[str(path)] = (mtime, nbgrader_apps.load_config(course))
+    return cached[1]
+
+
+def _autograde(course: Course, assignment: str, student: str, times: dict) -> dict:
+    """``nbgrader autograde <assignment> --student <student> --force``, timed per step."""
+    from nbgrader.utils import capture_log
+
+    started = time.perf_counter()
+    config = _course_config(course)
+    app = TimedAutograde(coursedir=nbgrader_apps._coursedir(course, config, assignment, student),
+                         config=config)
+    app.times = times
+    app.force = True
+    app.create_student = True
+    times["setup"] += time.perf_counter() - started
+    return capture_log(app)
+
+
+_warnings_routed: set[str] = set()
+
+
+def _route_warnings_to_log(course: Course) -> None:
+    """Send Python warnings of this process to ``.grader/autograde.log`` (once per course)."""
+    path = str(course.state_dir / LOG_NAME)
+    if path in _warnings_routed:
+        return
+    _warnings_routed.add(path)
+    logging.captureWarnings(True)
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(message)s"))
+    logger = logging.getLogger("py.warnings")
+    logger.addHandler(handler)
+    logger.propagate = False
+    warnings.simplefilter("default")  # each distinct warning once per location, in the log
+
+
+# nbgrader's log can hold text from the submission (a huge timestamp.txt ends up in a parse error):
+# every line is looked at only up to a bound, so finding the reason is linear in the log's length.
+REASON_LINE_LIMIT = 500  # characters of one line looked at (and of the reason kept)
+_LEADING_NAME = re.compile(r"\s*([\w.]*)")
+_ERROR_SUFFIX = re.compile(r"(?:Error|Exception)(?!\w)")
+
+
+def _reason_from(result: dict) -> str:
+    """The most specific error line of a failed nbgrader run (linear time, bounded lines)."""
+    cause = None
+    for text in (str(result.get("error") or ""), str(result.get("log") or "")):
+        for line in _line_heads(text):
+            if _names_an_error(line) and "NbGraderException" not in line:
+                cause = line.strip()
+    return cause or "nbgrader could not grade this submission (see the autograde log)"
+
+
+def _line_heads(text: str):
+    """The first REASON_LINE_LIMIT characters of every line of ``text``, without copying the rest."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        yield text[start:min(end, start + REASON_LINE_LIMIT)]
+        start = end + 1
+
+
+def _names_an_error(line: str) -> bool:
+    """Whether ``line`` reads ``[indent]<dotted name ending in Error or Exception>...:...``."""
+    name = _LEADING_NAME.match(line)
+    return _ERROR_SUFFIX.search(name.group(1)) is not None and ":" in line[name.end():]

@@ -1,0 +1,267 @@
+"""``DecideVerdicts``: judge each probe cell's report outside the student's kernel.
+
+Reads exactly one report from each probe cell's outputs, rejects anything missing, duplicated,
+oversized, malformed or answering another plan (fail closed: no points), judges it with
+``grader.checks`` against ``solutions``, replaces the cell's outputs by the verdict in the form
+nbgrader scores (no output: full marks; a number: partial credit; an error: zero) and restores the
+instructor's source. Runs just after ``SandboxedExecute``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from nbformat.notebooknode import NotebookNode, from_dict
+
+from grader import kernel_side
+from grader.checks import get_check, reference_cache
+from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
+from grader.course import Course
+from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
+from grader.grading.probe_cells import METADATA_KEY
+
+MAX_REPORT_BYTES = 2_000_000
+# The error output that makes nbgrader score a test cell 0 (its name is what a student may see).
+NO_POINTS = "No points for this test"
+# The dtypes of the arrays that ``kernel_side.encode`` sends as data (kinds b, i, u, f).
+_NUMERIC_DTYPES = frozenset(str(np.dtype(t)) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float16, np.float32, np.float64, np.longdouble))
+
+
+class DecideVerdicts(CoursePreprocessor):
+    """Judge each probe cell's report with the reference and write nbgrader-readable outputs."""
+
+    def preprocess(self, nb, resources):
+        # simulated reference values are kept per course; standalone (no converter), in this process
+        root = self._converter_root()
+        reference_cache.use_folder(Course(Path(root)).state_dir if root else None)
+        verdicts = resources.setdefault("verdicts", {})
+        stubs = released_stubs(nb)
+        remember = self.attempt_memory(resources) if root else None
+        answers = {}
+        for cell in nb.cells:
+            record = cell.metadata.pop(METADATA_KEY, None)
+            if record is None:
+                continue
+            points = float(cell.metadata["nbgrader"].get("points", 0))
+            verdict = mark_not_attempted(judge_cell(cell.outputs, record), stubs)
+            if "numbers" in record:  # a quiz item: its answer is kept, and under immediate feedback remembered
+                answers[record["check"]] = {"answer": reported_answer(cell.outputs, record),
+                                            "passed": verdict.passed, "stage": verdict.stage}
+                if remember is not None:
+                    verdict = remember(verdict, record["check"], answers[record["check"]]["answer"])
+            verdicts[cell.metadata["nbgrader"]["grade_id"]] = verdict
+            cell.outputs = verdict_outputs(verdict, points)
+            cell.source = record["source"]
+        if answers and root:
+            info = resources["nbgrader"]
+            write_quiz_answers(Course(Path(root)).state_dir, info["assignment"], info["student"], answers)
+        return nb, resources
+
+    def attempt_memory(self, resources):
+        """``remember(verdict, item, answer) -> verdict`` under immediate feedback (grader.grading.attempt_credit), else None.
+
+        Only a grading run (a converter with a course) remembers; this preprocessor on its own does not.
+        """
+        from grader.grading.attempt_credit import (
+            Attempt,
+            AttemptCredit,
+            AttemptHistory,
+            credit_with_history,
+            submission_timestamp,
+        )
+        from grader.service_policy import GradingService
+
+        info = resources["nbgrader"]
+        if not GradingService(config=self.config).feedback_is_immediate(info["assignment"]):
+            return None
+        history, policy = AttemptHistory(self.state_dir()), AttemptCredit(config=self.config)
+        timestamp = submission_timestamp(info["db_url"], info["assignment"], info["student"])
+
+        def remember(verdict, item, answer):
+            attempt = Attempt(info["assignment"], info["student"], item, timestamp, answer)
+            return credit_with_history(verdict, attempt, history, policy)
+        return remember
+
+
+def reported_answer(outputs, record) -> dict | None:
+    """The encoded value a quiz item's probe cell reported (None when it reported none, or no value)."""
+    reports = [o for o in outputs if o.get("output_type") in ("display_data", "execute_result")
+               and kernel_side.PROBE_MIME in o.get("data", {})]
+    if len(reports) != 1:
+        return None
+    try:
+        report = json.loads(reports[0]["data"][kernel_side.PROBE_MIME])
+        _validate_report(report, record, 0, "value")
+    except Exception:
+        return None
+    value = report.get("value")
+    return value if isinstance(value, dict) else None
+
+
+#: Where the grading side keeps each student's latest quiz answers (for the class report).
+QUIZ_ANSWERS_FOLDER = "quiz_answers"
+
+
+def write_quiz_answers(state_dir: Path, assignment: str, student: str, answers: dict) -> None:
+    """Keep ``student``'s graded quiz answers of ``assignment`` in the private ``.grader/`` folder."""
+    folder = Path(state_dir) / QUIZ_ANSWERS_FOLDER / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{student}.json"
+    temporary = target.with_suffix(".json.tmp")
+    temporary.write_text(json.dumps(answers, sort_keys=True), encoding="utf-8")
+    temporary.replace(target)
+
+
+def released_stubs(nb) -> set[str]:
+    """grade_ids of the solution cells whose run ended in NotImplementedError: still the released stub.
+
+    By the course's convention a solution cell's grade_id is the name of what it defines.
+    """
+    return {cell.metadata["nbgrader"].get("grade_id") for cell in nb.cells
+            if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")
+            and any(o.get("output_type") == "error" and o.get("ename") == "NotImplementedError"
+                    for o in cell.get("outputs", []))}
+
+
+def mark_not_attempted(verdict: Verdict, stubs: set[str]) -> Verdict:
+    """``verdict``, or "not attempted yet" when its item is undefined because its cell is still the stub."""
+    if verdict.stage == NOT_DEFINED and verdict.check in stubs:
+        return Verdict(verdict.check, 0.0, [], stage=NOT_ATTEMPTED, problem=not_attempted_problem(verdict.check))
+    return verdict
+
+
+def judge_cell(outputs, record) -> Verdict:
+    """The verdict for one probe cell from its raw outputs; malformed or missing reports score zero."""
+    check = get_check(record["check"])
+    cases = [Case.from_wire(c) for c in record["cases"]]
+    reports = [o for o in outputs if o.get("output_type") in ("display_data", "execute_result")
+               and kernel_side.PROBE_MIME in o.get("data", {})]
+    if not reports:
+        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=_missing_report_reason(outputs, check.name))
+    if len(reports) > 1:
+        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem="the grader received more than one report from this cell; "
+                       "printing or displaying from background threads is not allowed while tests run.")
+    raw = reports[0]["data"][kernel_side.PROBE_MIME]
+    if not isinstance(raw, str) or len(raw) > MAX_REPORT_BYTES:
+        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem="your function's output is too large to grade.")
+    # The report is the kernel's data: whatever reading or judging it raises (nesting too deep for
+    # the JSON parser, an integer too large for a float, ...) scores zero instead of stopping grading.
+    try:
+        report = json.loads(raw)
+        _validate_report(report, record, len(cases), check.kind)
+    except Exception as exc:
+        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read this cell's report ({exc}).")
+    try:
+        return check.decide(cases, report, record.get("numbers"))
+    except Exception as exc:
+        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read your function's output ({exc}).")
+
+
+# What a cell error raised by the grading machinery means, for a student.
+_CELL_ERRORS = {
+    "DeadKernelError": "the kernel stopped (a cell crashed it, exited or used too much memory)",
+    "CellTimeoutError": "it ran longer than the time limit (a loop that never ends?)",
+    "TimeoutError": "it ran longer than the time limit (a loop that never ends?)",
+    "CellExecutionError": "an error stopped it",
+}
+
+
+def _missing_report_reason(outputs, name: str) -> str:
+    for output in outputs:
+        if output.get("output_type") == "error":
+            ename = output.get("ename") or ""
+            why = _CELL_ERRORS.get(ename, f"your code raised {ename}: {output.get('evalue', '')}"[:300])
+            return (f"the test of `{name}` did not finish: {why}. An earlier cell may have crashed the kernel, "
+                    "looped for ever, or changed how cells run.")
+    return (f"the test of `{name}` reported nothing; code in your notebook may have changed how cells run "
+            "or what they display.")
+
+
+def _validate_report(report, record, n_cases: int, kind: str) -> None:
+    if not isinstance(report, dict):
+        raise ValueError("not an object")
+    if report.get("check") != record["check"] or report.get("token") != record["token"]:
+        raise ValueError("it answers another test")
+    if report.get("undefined") is True or "not_callable" in report:
+        return
+    if kind == "value":
+        _validate_wire(report["value"])
+        return
+    results = report["results"]
+    if not isinstance(results, list) or len(results) != n_cases:
+        raise ValueError("wrong number of results")
+    for outcome in results:
+        if not isinstance(outcome, dict):
+            raise ValueError("a result is not an object")
+        if "ok" in outcome:
+            _validate_wire(outcome["ok"])
+        elif not (isinstance(outcome.get("raised"), str) and isinstance(outcome.get("message"), str)):
+            raise ValueError("a result is neither a value nor an error")
+
+
+def _validate_wire(wire, depth: int = 0) -> None:
+    """Reject wire data whose structure does not match the format of ``grader.kernel_side``."""
+    if depth > 8 or not isinstance(wire, dict) or not isinstance(wire.get("t"), str):
+        raise ValueError("malformed value")
+    kind = wire["t"]
+    if kind in ("tuple", "list"):
+        if not isinstance(wire["items"], list):
+            raise ValueError("malformed sequence")
+        for item in wire["items"]:
+            _validate_wire(item, depth + 1)
+    elif kind == "dict":
+        if not isinstance(wire["items"], dict):
+            raise ValueError("malformed dict")
+        for item in wire["items"].values():
+            _validate_wire(item, depth + 1)
+    elif kind == "ndarray" and "data" in wire:
+        shape = wire["shape"]
+        if not (isinstance(shape, list) and all(isinstance(n, int) and n >= 0 for n in shape)):
+            raise ValueError("malformed shape")
+        size = 1
+        for n in shape:
+            size *= n
+        data = wire["data"]
+        if not isinstance(data, list) or len(data) != size:
+            raise ValueError("array data does not match its shape")
+        if not all(isinstance(v, (int, float, bool)) or v in ("nan", "inf", "-inf") for v in data):
+            raise ValueError("array data is not numbers")
+        if wire.get("dtype") not in _NUMERIC_DTYPES:  # e.g. "S2000000000" would allocate gigabytes
+            raise ValueError("array data has a dtype that is not numeric")
+        kernel_side.decode(wire)
+    elif "v" in wire:
+        if not isinstance(wire["v"], (int, float, bool, str)):
+            raise ValueError("malformed scalar")
+    elif kind != "NoneType" and not isinstance(wire.get("repr"), str):
+        raise ValueError("malformed value")
+
+
+def verdict_outputs(verdict: Verdict, points: float) -> list[NotebookNode]:
+    """Outputs that make nbgrader score ``points * verdict.fraction`` and show why.
+
+    nbgrader reads a test cell as: an error output -> 0; an execute_result holding a number -> that
+    many points; otherwise full points. The verdict text goes in a display before them; the feedback
+    page (``grader.grading.preprocessors.feedback_page``) shows that text and the score, and hides the number and the error.
+    """
+    text = verdict.explain()
+    if verdict.passed:
+        return [_feedback_display(f"✓ {text}\n", verdict)]
+    earned = round(points * verdict.fraction, 2)
+    if earned <= 0:
+        return [_feedback_display(f"✗ {text}\n", verdict),
+                from_dict({"output_type": "error", "ename": NO_POINTS, "evalue": text.splitlines()[0],
+                           "traceback": [f"{NO_POINTS}: see the explanation above."]})]
+    return [
+        _feedback_display(f"✗ {text}\nPartial credit: {earned:g} of {points:g} points.\n", verdict),
+        from_dict({"output_type": "execute_result", "execution_count": None, "metadata": {},
+                   "data": {"text/plain": repr(float(earned))}}),
+    ]
+
+
+def _feedback_display(text: str, verdict: Verdict) -> NotebookNode:
+    # Streams carry no metadata in nbformat, so the machine-readable verdict rides on a display.
+    return from_dict({"output_type": "display_data", "data": {"text/plain": text},
+                      "metadata": {METADATA_KEY: verdict.record()}})

@@ -1,0 +1,184 @@
+"""The feedback page a student reads: a summary of every check first, then the notebook, tidied.
+
+``FeedbackPage`` is an nbgrader preprocessor for ``GenerateFeedback`` (``nbgrader_config.py``), so
+plain ``nbgrader generate_feedback`` builds the same page. It runs after ``GetGrades`` (scores from
+the gradebook) and ``CSSHTMLHeaderPreprocessor`` (the page's inline CSS), and:
+
+- puts a summary at the top of the notebook: each check by name with its score, what is wrong with
+  it, and which one to fix first (the first that lost points, in notebook order: later functions
+  often call earlier ones). nbgrader's own list of "Test cell" links is hidden;
+- hides what only nbgrader needs from a graded test cell (the bare partial-credit number and the
+  zero-score error), keeping the verdict text;
+- replaces the traceback of a cell that still raises the released NotImplementedError (the stub
+  itself, or a figure cell calling it) by one plain line;
+- makes long verdict text wrap instead of running past the right edge of its box.
+
+Every text that can come from a submission (exception messages inside a verdict) is HTML-escaped.
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from nbformat.v4 import new_markdown_cell, new_output
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
+from grader.grading.probe_cells import probe_cells_from_gradebook
+from grader.grading.verdict_records import verdict_records
+
+SUMMARY_CELL_ID = "feedback-summary"
+NOT_ATTEMPTED_NOTE = "Not attempted yet: this cell still raises NotImplementedError, as released.\n"
+CALLS_A_STUB_NOTE = ("This cell did not run to the end: it uses a function that is not written yet "
+                     "(it still raises NotImplementedError).\n")
+
+#: Appended to the page's inline CSS: fonts with CJK glyphs; verdicts wrap; markdown tables have
+#: padded cells; nbgrader's "Test cell" list gives way to the summary.
+PAGE_CSS = f"""
+body, div.text_cell_render, div.rendered_html {{ font-family: {PAGE_FONT_STACK}; }}
+pre, code, kbd, samp, div.input_area, div.output_area pre {{ font-family: {PAGE_MONOSPACE_STACK}; }}
+div.text_cell_render table:not(.feedback-summary) {{ border-collapse: collapse; margin: 0.5em 0; }}
+div.text_cell_render table:not(.feedback-summary) :is(th, td) {{ padding: 0.3em 0.8em;
+  border: 1px solid #ccc; text-align: left; vertical-align: top; }}
+div.output_area pre, div.output_text pre {{ white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; }}
+div#toc {{ display: none; }}
+table.feedback-summary {{ width: 100%; margin: 0.5em 0 1em 0; border-collapse: collapse; }}
+table.feedback-summary th, table.feedback-summary td {{ padding: 0.3em 0.6em; border-bottom: 1px solid #ddd;
+  vertical-align: top; text-align: left; white-space: nowrap; }}
+table.feedback-summary td.status {{ white-space: normal; overflow-wrap: anywhere; width: 100%; }}
+tr.passed td.status {{ color: #2f7d32; }}
+tr.failed td.status {{ color: #b3261e; }}
+p.fix-first {{ font-size: 1.1em; padding: 0.5em 0.8em; background: #fff4e5; border-left: 4px solid #e08a00; }}
+p.all-passed {{ font-size: 1.1em; padding: 0.5em 0.8em; background: #edf7ed; border-left: 4px solid #2f7d32; }}
+"""
+
+
+@dataclass(frozen=True)
+class CheckSummary:
+    """One graded test cell as the summary shows it."""
+
+    grade_id: str
+    check: str
+    score: float
+    points: float
+    problem: str  # "" when passed
+    misconception: str  # the misconception sentence with its lesson section, or ""
+
+    @property
+    def passed(self) -> bool:
+        return self.score >= self.points - 1e-9
+
+    @property
+    def advice(self) -> str:
+        """What to fix, in one line: the misconception when one is named, else the first problem."""
+        return self.misconception or self.problem or "not passed"
+
+
+def check_summaries(nb, sources: dict[str, str] | None = None) -> list[CheckSummary]:
+    """The checks of a graded notebook whose cells ``GetGrades`` has scored, in notebook order.
+
+    sources: grade_id -> the instructor's source of each probe cell (see ``instructor_sources``).
+    """
+    summaries = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        records = verdict_records(cell, _source(cell, sources))
+        if not (meta.get("grade") and not meta.get("solution") and records):
+            continue
+        text = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs
+                       if o.get("output_type") == "display_data")
+        summaries.append(CheckSummary(
+            grade_id=meta["grade_id"], check=records[0]["check"],
+            score=float(meta.get("score") or 0.0), points=float(meta.get("points") or 0.0),
+            problem=_line_after(text, "First problem: "),
+            misconception=_misconception(_line_after(text, "Likely misconception "))))
+    return summaries
+
+
+def _line_after(text: str, prefix: str) -> str:
+    for line in text.splitlines():
+        if line.startswith(prefix):
+            return line[len(prefix):].strip()
+    return ""
+
+
+def _misconception(line: str) -> str:
+    """'(name): sentence' as written by ``Verdict.explain`` -> 'name: sentence'."""
+    if line.startswith("(") and "): " in line:
+        name, sentence = line[1:].split("): ", 1)
+        return f"{name}: {sentence}"
+    return line
+
+
+def summary_html(summaries: list[CheckSummary]) -> str:
+    """The summary block (escaped HTML): the check to fix first, then one row per check."""
+    failing = [s for s in summaries if not s.passed]
+    if failing:
+        first = failing[0]
+        lead = (f'<p class="fix-first"><b>Fix first:</b> <a href="#{_e(first.grade_id)}"><code>{_e(first.check)}</code></a>'
+                f" &mdash; {_e(first.advice)}</p>")
+    elif summaries:
+        lead = '<p class="all-passed"><b>Every check passed.</b></p>'
+    else:
+        lead = ""
+    rows = []
+    for s in summaries:
+        status = "&#10003; passed" if s.passed else f"&#10007; {_e(s.advice)}"
+        rows.append(f'<tr class="{"passed" if s.passed else "failed"}">'
+                    f'<td><a href="#{_e(s.grade_id)}"><code>{_e(s.check)}</code></a></td>'
+                    f'<td class="score">{s.score:g} / {s.points:g}</td><td class="status">{status}</td></tr>')
+    table = ('<table class="feedback-summary"><thead><tr><th>Check</th><th>Score</th><th>What to fix</th></tr>'
+             f'</thead><tbody>{"".join(rows)}</tbody></table>') if rows else ""
+    return f'<div class="feedback-summary tex2jax_ignore"><h2>Summary</h2>{lead}{table}</div>'
+
+
+def _e(text: str) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _source(cell, sources: dict[str, str] | None) -> str | None:
+    if sources is None:
+        return None
+    return sources.get(cell.metadata.get("nbgrader", {}).get("grade_id"), "")
+
+
+def instructor_sources(resources) -> dict[str, str] | None:
+    """grade_id -> instructor source of each probe cell, from the gradebook nbgrader names in
+    ``resources``; None outside an nbgrader run (the cells' own sources are used then)."""
+    info = resources.get("nbgrader") or {}
+    if not all(info.get(key) for key in ("db_url", "notebook", "assignment")):
+        return None
+    cells = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"])
+    return {grade_id: source for grade_id, (source, _points) in cells.items()}
+
+
+def tidy_outputs(cell, sources: dict[str, str] | None = None) -> None:
+    """Drop what only nbgrader reads from a graded test cell; shorten an untouched stub's traceback."""
+    meta = cell.metadata.get("nbgrader", {})
+    if cell.cell_type != "code":
+        return
+    if meta.get("grade") and not meta.get("solution") and verdict_records(cell, _source(cell, sources)):
+        cell.outputs = [o for o in cell.outputs if o.get("output_type") not in ("execute_result", "error")]
+        return
+    note = NOT_ATTEMPTED_NOTE if meta.get("solution") else CALLS_A_STUB_NOTE
+    cell.outputs = [new_output("stream", name="stderr", text=note)
+                    if o.get("output_type") == "error" and o.get("ename") == "NotImplementedError" else o
+                    for o in cell.outputs]
+
+
+class FeedbackPage(NbGraderPreprocessor):
+    """Summary at the top, tidy graded outputs, wrapping verdict text (see the module docstring)."""
+
+    def preprocess(self, nb, resources):
+        # ClearHiddenTests has removed the probe lines by now: trust comes from the gradebook.
+        sources = instructor_sources(resources)
+        summaries = check_summaries(nb, sources)
+        for cell in nb.cells:
+            tidy_outputs(cell, sources)
+        nb.cells = [cell for cell in nb.cells if cell.get("id") != SUMMARY_CELL_ID]
+        summary = new_markdown_cell(summary_html(summaries))
+        summary["id"] = SUMMARY_CELL_ID
+        nb.cells.insert(0, summary)
+        resources.setdefault("inlining", {}).setdefault("css", []).append(PAGE_CSS)
+        resources["feedback_summary"] = summaries
+        return nb, resources

@@ -1,0 +1,72 @@
+"""What has been graded already, so that a re-run (or a run after a crash) grades only what changed.
+
+After a submission is graded (its scores are in the gradebook, or it is recorded ungradable), a
+record ``.grader/autograde/<assignment>/<student>.json`` is written atomically, holding a
+fingerprint of everything the result depends on:
+
+- every file of the submission folder (names and bytes): a superset of what the hidden inputs
+  follow (``grader.grading.submission_fingerprint``), so a submission whose inputs change is always graded
+  again, and one that changed only a comment is graded again with the same inputs;
+- the assignment's source folder (the notebook with its hidden probes);
+- the course's ``nbgrader_config.py`` and its secret (``grader.grading.seeds``: the hidden inputs follow
+  from it; created here first if it does not exist yet, so that grading does not change it);
+- the grading code: the installed version and the bytes of the ``grader`` and ``solutions``
+  packages.
+
+A submission is graded again when it has no record, or its record's fingerprint differs. A run
+killed half way leaves no record for the submissions it had not finished, so the next run grades
+exactly those; a submission whose record exists was fully graded and is skipped.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from grader.code_version import grader_version, hash_tree
+from grader.course import Course
+from grader.grading.seeds import course_secret
+
+RECORDS_FOLDER = "autograde"
+
+
+def fingerprint(course: Course, assignment: str, student: str) -> str:
+    """A hash of every grading input of one submission (hex)."""
+    digest = hashlib.sha256()
+    hash_tree(digest, course.root / "submitted" / student / assignment, "submission")
+    hash_tree(digest, course.root / "source" / assignment, "source")
+    config = course.root / "nbgrader_config.py"
+    digest.update(b"[config]" + (config.read_bytes() if config.exists() else b"<missing>"))
+    digest.update(b"[secret]" + hashlib.sha256(course_secret(course.state_dir)).digest())
+    digest.update(b"[grader]" + grader_version().encode())
+    return digest.hexdigest()
+
+
+def record_path(course: Course, assignment: str, student: str) -> Path:
+    return course.state_dir / RECORDS_FOLDER / assignment / f"{student}.json"
+
+
+def read_record(course: Course, assignment: str, student: str) -> dict | None:
+    """The record of the last finished grading of this submission, or None."""
+    try:
+        return json.loads(record_path(course, assignment, student).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def write_record(course: Course, assignment: str, student: str, record: dict) -> None:
+    """Write the record atomically: a reader sees the old record or the new one, never half."""
+    path = record_path(course, assignment, student)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{student}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(record, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,81 @@
+"""Per-student numbers on the grading side: the notebooks' ``my_numbers`` cell and the graded student.
+
+The parameters themselves come from ``solutions.variants`` (the one derivation, which each
+notebook's ``my_numbers`` cell holds a copy of). This module writes that cell and, when a
+submission is graded, fixes its student id inside it: the sandboxed kernel runs under an account
+that is not the student's, so ``PrepareProbes`` sets ``GRADED_STUDENT_ID`` to the id nbgrader
+recorded for the submission. That only lets the student's own code compute from the right
+numbers; the verdicts take the numbers from ``solutions.variants.numbers_for`` with the same id,
+never from the kernel.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from solutions.variants import ASSIGNMENT_ITEMS, notebook_copy
+
+#: grade_id of the locked cell that defines ``my_numbers`` near the top of each notebook.
+NUMBERS_CELL = "my_numbers"
+
+#: The line of that cell the grader replaces by the submission's student id.
+STUDENT_LINE = "GRADED_STUDENT_ID = None  # when your hand-in is graded, the grader writes its student id here"
+
+_HEADER = """\
+# Your numbers. The quiz items (answer_...) of this notebook are graded for numbers drawn for you from
+# your student id, the login name that `nbgrader submit` hands in under; the text keeps the lessons'
+# numbers as the worked example. my_numbers[item] is a dict of one item's numbers, for example
+# my_numbers["{example}"]: compute each answer from it. How they are drawn (below; not a secret, it
+# only makes copied answers useless): SHA-256 of the course id, your id and the item picks each
+# number from a short list of values that keep the item meaningful.
+"""
+
+_FOOTER = """
+_student = notebook_student_id() if GRADED_STUDENT_ID is None else GRADED_STUDENT_ID
+my_numbers = {{item: numbers for item, numbers in variant_numbers(_student).items()
+              if item in ASSIGNMENT_ITEMS["{assignment}"]}}
+print(show_numbers(my_numbers, _student))"""
+
+
+def numbers_cell_source(assignment: str) -> str:
+    """The source of ``assignment``'s ``my_numbers`` cell: the derivation and the student's numbers."""
+    example = ASSIGNMENT_ITEMS[assignment][0]
+    return (_HEADER.format(example=example) + STUDENT_LINE + "\n\n" + notebook_copy() + "\n"
+            + _FOOTER.format(assignment=assignment))
+
+
+def with_graded_student(source: str, student: str) -> str:
+    """``source`` of a ``my_numbers`` cell with ``GRADED_STUDENT_ID`` set to ``student``.
+
+    An empty ``student`` gives the lesson's numbers (nbgrader never records an empty id).
+
+    ValueError when the cell has no such line (the instructor's notebook is out of date).
+    """
+    if STUDENT_LINE not in source:
+        raise ValueError(f"the {NUMBERS_CELL!r} cell has no line {STUDENT_LINE!r}; regenerate it with "
+                         "grader.grading.student_numbers.numbers_cell_source")
+    return source.replace(STUDENT_LINE, f"GRADED_STUDENT_ID = {student!r}  # the student id of this hand-in", 1)
+
+
+def refresh_numbers_cell(notebook_path) -> bool:
+    """Rewrite the ``my_numbers`` cell of a source notebook from ``numbers_cell_source``; True if it changed.
+
+    The cell holds a copy of the derivation, so ``grader release`` refreshes it before generating.
+    ValueError when the notebook has no such cell.
+    """
+    import nbformat
+
+    from grader.course import notebook_name
+
+    path = Path(notebook_path)
+    notebook = nbformat.read(path, as_version=4)
+    cells = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == NUMBERS_CELL]
+    if len(cells) != 1:
+        raise ValueError(f"{path} needs exactly one {NUMBERS_CELL!r} cell, found {len(cells)}")
+    assignment = path.parent.name
+    notebook_name(assignment)  # ValueError for a folder that is not an assignment
+    source = numbers_cell_source(assignment)
+    if cells[0].source == source:
+        return False
+    cells[0].source = source
+    nbformat.write(notebook, path)
+    return True

@@ -1,0 +1,71 @@
+"""Submissions that cannot be graded still end with a recorded score: zero, with the reason on file.
+
+nbgrader leaves no score at all when a notebook cannot be read (invalid JSON, not a notebook, a
+crash of the converter). Here such a submission gets 0 for every graded cell in the gradebook and
+its reason is kept in the grading process's private state folder,
+``.grader/ungradable/<assignment>/<student>.txt`` (see ``Course.state_dir``), which the class report
+and the per-student summary show. No kernel and no student can write there: a file a kernel leaves
+in its working folder (``autograded/<student>/<assignment>/``) never counts as a reason.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from nbgrader.api import Gradebook
+from nbgrader.utils import parse_utc
+
+from grader.course import Course, read_timestamp
+
+REASON_DIR = "ungradable"
+MAX_REASON_CHARS = 2000  # a reason is a sentence or two; nothing longer is stored or read
+
+
+def reason_path(course: Course, assignment: str, student: str) -> Path:
+    """Where the reason for ``student``'s ``assignment`` is kept."""
+    if "/" in student or student in ("", ".", "..") or "/" in assignment:
+        raise ValueError(f"not a student or assignment id: {student!r} / {assignment!r}")
+    return course.state_dir / REASON_DIR / assignment / f"{student}.txt"
+
+
+def record_ungradable(course: Course, assignment: str, student: str, reason: str) -> None:
+    """Score every graded cell of ``student``'s ``assignment`` 0 and record ``reason``."""
+    with Gradebook(course.db_url) as gb:
+        gb.update_or_create_student(student)
+        # The submission's own timestamp also makes a late hand-in show as late (and formgrader count it).
+        submission = gb.update_or_create_submission(assignment, student,
+                                                    timestamp=submitted_timestamp(course, assignment, student))
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                grade.auto_score = 0
+                grade.manual_score = None
+                grade.needs_manual_grade = False
+        gb.db.commit()
+    path = reason_path(course, assignment, student)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(reason.strip()[:MAX_REASON_CHARS] + "\n", encoding="utf-8")
+    # nbgrader's formgrader lists a submission as graded (with its 0) only when its autograded folder
+    # exists and the gradebook timestamp equals the submitted one; otherwise "needs autograding".
+    (course.root / "autograded" / student / assignment).mkdir(parents=True, exist_ok=True)
+
+
+def submitted_timestamp(course: Course, assignment: str, student: str) -> datetime | None:
+    """The UTC time in ``submitted/<student>/<assignment>/timestamp.txt``, or None when absent or unreadable."""
+    text = read_timestamp(course.root / "submitted" / student / assignment)
+    try:
+        return parse_utc(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def ungradable_reason(course: Course, assignment: str, student: str) -> str | None:
+    """The recorded reason, or None when the submission was graded normally."""
+    path = reason_path(course, assignment, student)
+    if not path.is_file():
+        return None
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read(MAX_REASON_CHARS).strip()
+
+
+def clear_ungradable(course: Course, assignment: str, student: str) -> None:
+    reason_path(course, assignment, student).unlink(missing_ok=True)

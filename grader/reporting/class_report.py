@@ -1,0 +1,110 @@
+"""The class report of one assignment: scores, per-check pass rates, the most common misconceptions.
+
+Scores come from nbgrader's gradebook; which checks passed and which misconception was named come
+from the verdict summaries that ``grader.grading.preprocessors.decide_verdicts.DecideVerdicts`` writes into the autograded
+notebooks. Nothing here reads a student's kernel output directly: a verdict record counts only
+when DecideVerdicts wrote it (``grader.grading.verdict_records.read_verdict_records``); any other is ignored and
+counted, never a crash. Every text that a student controls (ids, reasons) is printed as plain text,
+without rich markup.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import nbformat
+from nbgrader.api import Gradebook, MissingEntry
+
+from grader.course import Course
+from grader.grading.ungradable_record import ungradable_reason
+from grader.grading.verdict_records import read_verdict_records
+
+HISTOGRAM_BINS = (0, 20, 40, 60, 80, 100)  # percent of the maximum score
+
+
+@dataclass
+class StudentResult:
+    student: str
+    score: float
+    max_score: float
+    status: str  # "graded", or "ungradable: <reason>"
+    checks: dict[str, dict] = field(default_factory=dict)  # check name -> verdict record
+    ignored_records: int = 0  # forged or malformed verdict records in the autograded notebook
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.score / self.max_score if self.max_score else 0.0
+
+
+@dataclass
+class ClassReport:
+    assignment: str
+    students: list[StudentResult]
+
+    def pass_rates(self) -> dict[str, tuple[int, int]]:
+        """check name -> (students with full marks on it, students graded on it)."""
+        rates: dict[str, list[int]] = {}
+        for result in self.students:
+            for name, record in result.checks.items():
+                passed, seen = rates.setdefault(name, [0, 0])
+                rates[name] = [passed + (record["fraction"] >= 1.0), seen + 1]
+        return {name: (p, n) for name, (p, n) in sorted(rates.items())}
+
+    def misconceptions(self) -> list[tuple[str, str, int]]:
+        """(check, misconception, number of students), most common first."""
+        counts = Counter((name, record["misconception"]) for result in self.students
+                         for name, record in result.checks.items() if record.get("misconception"))
+        return [(check, name, n) for (check, name), n in counts.most_common()]
+
+    def histogram(self) -> list[tuple[str, int]]:
+        """(percent range, number of students) over HISTOGRAM_BINS; 100 % falls in the last bin."""
+        bins = []
+        for low, high in zip(HISTOGRAM_BINS, HISTOGRAM_BINS[1:]):
+            last = high == HISTOGRAM_BINS[-1]
+            n = sum(low <= r.percent < high or (last and r.percent == high) for r in self.students)
+            bins.append((f"{low}–{high} %", n))
+        return bins
+
+
+def build_report(course: Course, assignment: str) -> ClassReport:
+    """Collect every submitted student's score, status and verdicts for ``assignment``."""
+    results = []
+    with Gradebook(course.db_url) as gb:
+        for student in course.students(assignment):
+            try:
+                submission = gb.find_submission(assignment, student)
+                score, max_score = float(submission.score), float(submission.max_score)
+            except MissingEntry:
+                score, max_score = 0.0, 0.0
+            reason = ungradable_reason(course, assignment, student)
+            checks, ignored = _verdicts(course, assignment, student)
+            results.append(StudentResult(student, score, max_score,
+                                         "graded" if reason is None else f"ungradable: {reason}",
+                                         checks, ignored))
+    return ClassReport(assignment, results)
+
+
+def _verdicts(course: Course, assignment: str, student: str) -> tuple[dict[str, dict], int]:
+    """(check name -> trusted verdict record, number of records ignored) of a student's autograded
+    notebooks of ``assignment`` (every ``.ipynb`` in ``autograded/<student>/<assignment>/``)."""
+    folder = course.root / "autograded" / student / assignment
+    records, ignored = {}, 0
+    paths = sorted(folder.glob("*.ipynb")) if folder.is_dir() and not folder.is_symlink() else []
+    for path in paths:
+        if not path.is_file() or path.is_symlink():
+            continue
+        try:
+            notebook = nbformat.read(path, as_version=4)
+            for cell in notebook.cells:
+                trusted, forged = read_verdict_records(cell)
+                ignored += forged
+                records.update((record["check"], record) for record in trusted)
+        except Exception:  # a damaged autograded notebook is that student's problem only
+            ignored += 1
+    return records, ignored
+
+
+def gradebook_assignments(course: Course) -> list[str]:
+    """The assignment names nbgrader's gradebook of ``course`` knows, sorted."""
+    with Gradebook(course.db_url) as gb:
+        return sorted(assignment.name for assignment in gb.assignments)

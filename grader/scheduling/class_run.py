@@ -1,0 +1,115 @@
+"""``grader autograde``: grade a class with a live progress bar, a summary and a class report.
+
+The bar shows done / total, the rate in notebooks per minute, the time left and how many
+submissions were ungradable; submissions graded before with the same inputs are counted as
+skipped (``--force`` grades them again). The summary gives the mean seconds per notebook of each
+step (``grader.grading.step_times``) over the notebooks graded in this run.
+"""
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from grader.course import Course
+from grader.grading.grade_one import LOG_NAME, GradingOutcome
+from grader.grading.step_times import CATEGORIES
+from grader.scheduling.pool import grade_submissions, pending_submissions
+
+
+class RateColumn(ProgressColumn):
+    """Notebooks per minute since the run started."""
+
+    def render(self, task) -> Text:
+        elapsed = task.finished_time or task.elapsed
+        if not task.completed or not elapsed:
+            return Text("   -- nb/min", style="cyan")
+        return Text(f"{task.completed / elapsed * 60:5.1f} nb/min", style="cyan")
+
+
+def run_autograde(course: Course, assignments: list[str], workers: int | None, force: bool,
+                  console: Console, scheduler: str | None = None, insecure_scheduler: bool = False) -> int:
+    """Grade every submission of ``assignments``; 0 unless a grading process failed.
+
+    scheduler: a Dask scheduler's address; its cluster grades the submissions
+    (``grader.scheduling.dask_cluster``) instead of local worker processes. insecure_scheduler: grade on it even
+    without mutual TLS (``grader.scheduling.cluster_security``).
+    """
+    from grader.reporting.class_report import build_report
+    from grader.reporting.terminal import print_class_report
+
+    pairs = [(a, s) for a in assignments for s in course.students(a)]
+    todo, outcomes = pending_submissions(course, pairs, force)
+    if not todo:
+        noun = "submission" if len(outcomes) == 1 else "submissions"
+        console.print(f"nothing to grade: {len(outcomes)} {noun} unchanged since their last "
+                      "grading (--force grades them again)")
+        for assignment in assignments:
+            print_class_report(build_report(course, assignment), console)
+        return 0
+    if outcomes:
+        console.print(f"{len(outcomes)} submissions unchanged since they were graded: skipped "
+                      "(--force grades them again)")
+    failures = 0
+    started = time.perf_counter()
+    with Progress(SpinnerColumn(), TextColumn("[bold]grading"), BarColumn(), MofNCompleteColumn(),
+                  RateColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                  TextColumn("{task.fields[status]}"), console=console, transient=False) as progress:
+        task = progress.add_task("grading", total=len(todo), status="")
+
+        def on_outcome(outcome: GradingOutcome) -> None:
+            nonlocal failures
+            outcomes.append(outcome)
+            failures += not outcome.graded
+            progress.update(task, advance=1, status=f"[yellow]{failures} ungradable[/yellow]")
+
+        if scheduler:
+            from grader.scheduling.dask_cluster import grade_on_dask
+
+            for assignment in assignments:
+                students = [s for a, s in todo if a == assignment]
+                if students:
+                    for outcome in grade_on_dask(course, assignment, students, scheduler,
+                                                 insecure_scheduler=insecure_scheduler):
+                        on_outcome(outcome)
+        else:
+            grade_submissions(course, todo, workers=workers, force=True, on_outcome=on_outcome)
+    elapsed = time.perf_counter() - started
+    print_run_summary(outcomes, elapsed, course, console)
+    for assignment in assignments:
+        print_class_report(build_report(course, assignment), console)
+    return 1 if any(o.reason and "grading process failed" in o.reason for o in outcomes) else 0
+
+
+def print_run_summary(outcomes: list[GradingOutcome], elapsed: float, course: Course, console: Console) -> None:
+    """Counts, throughput, the mean time per step, and every ungradable submission with its reason."""
+    graded = [o for o in outcomes if not o.skipped]  # this run's, with a score or not
+    skipped = len(outcomes) - len(graded)
+    ungradable = [o for o in outcomes if not o.graded]
+    scored = sum(o.graded for o in graded)
+    rate = len(graded) / elapsed * 60 if graded and elapsed > 0 else 0.0
+    console.print(f"[bold]{scored} graded[/bold], {len(graded) - scored} ungradable in {elapsed:.1f} s "
+                  f"({rate:.1f} notebooks/min); {skipped} unchanged and skipped")
+    if graded:
+        table = Table(title="mean seconds per notebook", title_justify="left")
+        for name in (*CATEGORIES, "total"):
+            table.add_column(name, justify="right")
+        means = [sum(o.times.get(name, 0.0) for o in graded) / len(graded) for name in CATEGORIES]
+        table.add_row(*(f"{m:.2f}" for m in means), f"{sum(o.seconds for o in graded) / len(graded):.2f}")
+        console.print(table)
+    for o in ungradable:
+        # plain Text: a reason may quote the submission, whose brackets must not become markup
+        console.print(Text(f"{o.assignment} {o.student}: ungradable — {o.reason}", style="yellow"))
+    console.print(f"library warnings and logs: {course.state_dir / LOG_NAME}")

@@ -1,0 +1,99 @@
+"""Grade a class in parallel: one (assignment, student) pair per task, on a pool of worker processes.
+
+Plain ``nbgrader autograde`` grades students one after another (nbgrader issue #174). Pairs are
+independent (separate gradebook rows and folders), so a pool of processes grades them at once; the
+SQLite gradebook is shared through a busy timeout and write-ahead logging. A student is never
+graded twice at once, and kernels are never shared (each notebook gets its own sandboxed kernel,
+forked from the worker's zygote, ``grader.sandbox.zygote``). Each task is
+``grader.grading.grade_one.grade_one``.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Callable, Iterable
+
+from grader.course import Course, enable_concurrent_writers
+from grader.grading import run_record
+from grader.grading.grade_one import GradingOutcome, grade_one
+from grader.scheduling.worker_lifetime import die_with_parent
+
+
+def pending_submissions(course: Course, pairs: Iterable[tuple[str, str]],
+                        force: bool = False) -> tuple[list[tuple[str, str]], list[GradingOutcome]]:
+    """Split (assignment, student) pairs into those to grade and outcomes of those to skip."""
+    todo, skipped = [], []
+    for assignment, student in pairs:
+        record = None if force else run_record.read_record(course, assignment, student)
+        if record is not None and record.get("fingerprint") == run_record.fingerprint(course, assignment, student):
+            skipped.append(GradingOutcome(student, assignment, bool(record.get("graded")), record.get("reason"),
+                                          0.0, skipped=True))
+        else:
+            todo.append((assignment, student))
+    return todo, skipped
+
+
+def _worker_init() -> None:
+    """Each worker dies with the process that started it (its kernels then die with it)."""
+    die_with_parent()
+    import nbgrader.converters  # noqa: F401 - imported once, before the first submission
+
+
+def grade_submissions(course: Course, pairs: Iterable[tuple[str, str]], workers: int | None = None,
+                      force: bool = False,
+                      on_outcome: Callable[[GradingOutcome], None] | None = None) -> list[GradingOutcome]:
+    """Autograde (assignment, student) pairs; outcomes in the order of ``pairs``.
+
+    Pairs whose record shows the same inputs are skipped unless ``force``. ``on_outcome`` is
+    called in this process for every outcome as it arrives (skipped ones first).
+    workers: processes to use (default: the number of CPUs); 1 grades in this process.
+    """
+    pairs = list(pairs)
+    if not pairs:
+        return []
+    enable_concurrent_writers(course)
+    todo, skipped = pending_submissions(course, pairs, force)
+    by_pair = {(o.assignment, o.student): o for o in skipped}
+    for outcome in skipped:
+        if on_outcome:
+            on_outcome(outcome)
+    workers = max(1, min(workers or os.cpu_count() or 1, len(todo) or 1))
+    if workers == 1:
+        for assignment, student in todo:
+            outcome = by_pair[assignment, student] = grade_one(str(course.root), assignment, student)
+            if on_outcome:
+                on_outcome(outcome)
+    elif todo:
+        # "spawn": workers start clean, without the parent's event loops or open database handles.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init) as pool:
+            futures = {pool.submit(grade_one, str(course.root), a, s): (a, s) for a, s in todo}
+            running = set(futures)
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    try:
+                        outcome = future.result()
+                    except Exception as exc:  # the worker died: no record, so the next run retries it
+                        assignment, student = futures[future]
+                        outcome = GradingOutcome(student, assignment, False,
+                                                 f"the grading process failed ({type(exc).__name__}: {exc}); "
+                                                 "run grader autograde again to retry", 0.0)
+                    by_pair[outcome.assignment, outcome.student] = outcome
+                    if on_outcome:
+                        on_outcome(outcome)
+    return [by_pair[pair] for pair in pairs]
+
+
+def grade_class(course: Course, assignment: str, students: list[str] | None = None,
+                workers: int | None = None, force: bool = True,
+                on_outcome: Callable[[GradingOutcome], None] | None = None) -> list[GradingOutcome]:
+    """Autograde every listed (default: every submitted) student; outcomes in student order.
+
+    workers: processes to use (default: the number of CPUs); 1 grades in this process.
+    force: grade even submissions whose inputs are unchanged since their last grading
+    (default True, as ``nbgrader autograde --force``; ``grader autograde`` skips them).
+    """
+    students = sorted(students if students is not None else course.students(assignment))
+    return grade_submissions(course, [(assignment, s) for s in students], workers, force, on_outcome)
