@@ -39,53 +39,53 @@ def namespaces_refused(monkeypatch):
 
 
 def test_with_user_namespaces_no_layer_is_missing(namespaces_allowed):
-    support = unprivileged.detect(UNSHARE)
+    support = L.unprivileged_support(UNSHARE)
     assert support.mode == unprivileged.MODE and support.missing == {}
 
 
 def test_with_user_namespaces_the_private_user_and_working_folder_quota_are_weaker(namespaces_allowed):
-    weaker = unprivileged.detect(UNSHARE).weaker
+    weaker = L.unprivileged_support(UNSHARE).weaker
     assert L.PRIVATE_USER in weaker and L.WORKDIR_QUOTA in weaker
 
 
 def test_without_a_delegated_control_group_the_control_group_is_weaker_not_missing(namespaces_allowed):
-    support = unprivileged.detect(UNSHARE)
+    support = L.unprivileged_support(UNSHARE)
     assert L.CGROUPS in support.weaker and support.available(L.CGROUPS)
 
 
 def test_the_process_limit_is_weaker_on_a_linux_that_counts_it_per_uid(namespaces_allowed, monkeypatch):
     monkeypatch.setattr(unprivileged, "kernel_release", lambda: (5, 10))
-    assert L.PROCESS_LIMIT in unprivileged.detect(UNSHARE).weaker
+    assert L.PROCESS_LIMIT in L.unprivileged_support(UNSHARE).weaker
 
 
 def test_the_process_limit_is_kept_on_a_linux_that_counts_it_per_namespace(namespaces_allowed):
-    assert L.PROCESS_LIMIT not in unprivileged.detect(UNSHARE).weaker
+    assert L.PROCESS_LIMIT not in L.unprivileged_support(UNSHARE).weaker
 
 
 def test_the_unshare_command_maps_the_grader_to_root_of_a_new_user_namespace_first(namespaces_allowed):
-    command = unprivileged.detect(UNSHARE).unshare_command()
+    command = L.unprivileged_support(UNSHARE).unshare_command()
     assert command[1:3] == ["--user", "--map-root-user"] and "--mount" in command and "--net" in command
 
 
 def test_where_user_namespaces_are_refused_every_namespace_layer_is_missing_with_the_reason(namespaces_refused):
-    missing = unprivileged.detect(UNSHARE).missing
+    missing = L.unprivileged_support(UNSHARE).missing
     for layer in (L.FILESYSTEM, L.NETWORK, L.PROCESS_CLEANUP, L.PRIVATE_USER, L.WORKDIR_QUOTA):
         assert "Operation not permitted" in missing[layer]
 
 
 def test_without_unshare_every_namespace_layer_is_missing_naming_it():
-    assert "unshare command" in unprivileged.detect(None).missing[L.FILESYSTEM]
+    assert "unshare command" in L.unprivileged_support(None).missing[L.FILESYSTEM]
 
 
 def test_a_required_sandbox_with_a_missing_layer_is_refused_naming_it(namespaces_refused, monkeypatch, tmp_path):
-    monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: unprivileged.detect(UNSHARE))
+    monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: L.unprivileged_support(UNSHARE))
     run = SandboxRun(SandboxPolicy(require_sandbox=True), str(tmp_path))
     with pytest.raises(SandboxError, match="filesystem isolation"):
         run.prepare()
 
 
 def test_a_required_sandbox_with_only_weaker_layers_is_prepared(namespaces_allowed, monkeypatch, tmp_path):
-    monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: unprivileged.detect(UNSHARE))
+    monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: L.unprivileged_support(UNSHARE))
     run = SandboxRun(SandboxPolicy(require_sandbox=True), str(tmp_path))
     try:
         run.prepare()
@@ -98,7 +98,7 @@ def test_in_a_user_namespace_the_kernel_gets_its_own_namespace_a_tmpfs_folder_an
         namespaces_allowed, monkeypatch, tmp_path):
     import json
 
-    monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: unprivileged.detect(UNSHARE))
+    monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: L.unprivileged_support(UNSHARE))
     policy = SandboxPolicy(workdir_size_limit=2**20, workdir_file_limit=10, tree_memory_limit=2**30)
     run = SandboxRun(policy, str(tmp_path))
     try:
@@ -115,7 +115,7 @@ def test_in_a_user_namespace_the_kernel_gets_its_own_namespace_a_tmpfs_folder_an
 
 def test_in_a_user_namespace_without_a_control_group_the_process_limit_is_the_smaller_of_the_two(
         namespaces_allowed, monkeypatch, tmp_path):
-    monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: unprivileged.detect(UNSHARE))
+    monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: L.unprivileged_support(UNSHARE))
     run = SandboxRun(SandboxPolicy(max_processes=64, tree_process_limit=32), str(tmp_path))
     try:
         run.prepare()
@@ -127,10 +127,10 @@ def test_in_a_user_namespace_without_a_control_group_the_process_limit_is_the_sm
 def test_the_demo_names_each_weaker_layer_before_it_starts(namespaces_allowed, monkeypatch):
     from grader.demo import run as demo
 
-    monkeypatch.setattr("grader.sandbox.layers.detect_layers", lambda: unprivileged.detect(UNSHARE))
+    monkeypatch.setattr("grader.sandbox.layers.detect_layers", lambda: L.unprivileged_support(UNSHARE))
     note = demo.weaker_layers_note()
     assert note.startswith("Grading without root")
-    assert all(layer in note for layer in unprivileged.detect(UNSHARE).weaker)
+    assert all(layer in note for layer in L.unprivileged_support(UNSHARE).weaker)
     assert "As with root: filesystem isolation, network isolation" in note
 
 
@@ -156,7 +156,7 @@ def test_without_root_the_demos_hand_in_step_is_skipped_saying_why(monkeypatch):
 def test_the_doctor_marks_an_active_layer_of_the_sandbox_without_root_weaker_and_says_how(namespaces_allowed):
     from grader.doctor import Finding, weaker_row
 
-    support = unprivileged.detect(UNSHARE)
+    support = L.unprivileged_support(UNSHARE)
     run = dataclasses.make_dataclass("Run", ["support"])(support)
     row = weaker_row(run, Finding(L.WORKDIR_QUOTA, True, "writing past 16 MiB failed"), L.WORKDIR_QUOTA)
     assert row.weaker and row.active and "not copied back" in row.detail
@@ -165,7 +165,7 @@ def test_the_doctor_marks_an_active_layer_of_the_sandbox_without_root_weaker_and
 def test_the_doctor_leaves_a_layer_kept_without_root_unmarked(namespaces_allowed):
     from grader.doctor import Finding, weaker_row
 
-    run = dataclasses.make_dataclass("Run", ["support"])(unprivileged.detect(UNSHARE))
+    run = dataclasses.make_dataclass("Run", ["support"])(L.unprivileged_support(UNSHARE))
     assert not weaker_row(run, Finding(L.NETWORK, True, "unreachable"), L.NETWORK).weaker
 
 
@@ -175,7 +175,7 @@ def test_kernel_release_reads_major_and_minor():
 
 def test_on_a_linux_that_counts_per_uid_the_process_limit_comes_on_top_of_the_graders_processes(
         namespaces_allowed, monkeypatch, tmp_path):
-    monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: unprivileged.detect(UNSHARE))
+    monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: L.unprivileged_support(UNSHARE))
     monkeypatch.setattr(unprivileged, "kernel_release", lambda: (5, 10))
     monkeypatch.setattr(unprivileged, "processes_of_this_uid", lambda: 100)
     run = SandboxRun(SandboxPolicy(max_processes=64, tree_process_limit=32), str(tmp_path))

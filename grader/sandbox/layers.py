@@ -9,26 +9,10 @@ import shutil
 import subprocess
 import sys
 
-# Names of the protection layers, as they appear in warnings, errors and `grader doctor`.
-FILESYSTEM = "filesystem isolation"      # private root: no course files; writes to its folder only
-NETWORK = "network isolation"            # empty network namespace
-PROCESS_CLEANUP = "process isolation"    # PID namespace: every process dies with the kernel
-PRIVATE_USER = "unprivileged user"       # private uid, no_new_privs
-PROCESS_LIMIT = "process limit"          # RLIMIT_NPROC of that private uid
-RESOURCE_LIMITS = "resource limits"      # address space, CPU, file size, open files
-ENVIRONMENT = "scrubbed environment"     # minimal environment, nothing inherited
-CGROUPS = "control group"                # memory, tasks and CPU share of the whole process tree
-WORKDIR_QUOTA = "working folder quota"   # the working folder is a size- and file-limited tmpfs
-
-ALL_LAYERS = (FILESYSTEM, NETWORK, PROCESS_CLEANUP, PRIVATE_USER, PROCESS_LIMIT, RESOURCE_LIMITS,
-              ENVIRONMENT, CGROUPS, WORKDIR_QUOTA)
-
-NAMESPACE_FLAGS = {
-    FILESYSTEM: ("--mount",),
-    NETWORK: ("--net",),
-    PROCESS_CLEANUP: ("--pid", "--fork", "--kill-child"),
-}
-EXTRA_NAMESPACE_FLAGS = ("--ipc", "--uts")
+# The layers' names (also ``L.FILESYSTEM`` etc. here) and their unshare flags.
+from .layer_names import (  # noqa: F401
+    ALL_LAYERS, CGROUPS, ENVIRONMENT, EXTRA_NAMESPACE_FLAGS, FILESYSTEM, NAMESPACE_FLAGS, NETWORK, PRIVATE_USER,
+    PROCESS_CLEANUP, PROCESS_LIMIT, RESOURCE_LIMITS, WORKDIR_QUOTA)
 
 
 ROOT_MODE = "root"
@@ -66,6 +50,13 @@ class LayerSupport:
         return [self.unshare, *self.user_flags, *flags, *self.extra_flags]
 
 
+def unprivileged_support(unshare: str | None) -> LayerSupport:
+    """The layers an ordinary user gets here (``grader.sandbox.unprivileged``)."""
+    from .unprivileged import detect
+
+    return LayerSupport(**detect(unshare))
+
+
 def _try_unshare(unshare: str, flags: tuple[str, ...]) -> str | None:
     """Run a no-op in new namespaces; None if that worked, else the reason."""
     probe = [unshare, *flags, "--", sys.executable, "-I", "-S", "-c", ""]
@@ -94,9 +85,7 @@ def detect_layers() -> LayerSupport:
             missing[layer] = f"needs Linux (this is {sys.platform})"
         return LayerSupport(None, missing)
     if os.geteuid() != 0:
-        from .unprivileged import detect as detect_unprivileged
-
-        return detect_unprivileged(shutil.which("unshare"))
+        return unprivileged_support(shutil.which("unshare"))
     from .cgroups import support as cgroup_support
 
     cgroups = cgroup_support()

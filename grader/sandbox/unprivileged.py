@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 
-from . import layers as L
+from . import layer_names as L
 
 MODE = "user namespace"
 USER_FLAGS = ("--user", "--map-root-user")
@@ -107,9 +107,10 @@ def probe_unprivileged(unshare: str, flags: tuple[str, ...] = NAMESPACE_FLAGS) -
     return None
 
 
-def detect(unshare: str | None) -> L.LayerSupport:
-    """The layers an ordinary user gets here: all of them (some weaker, :data:`WEAKER`) when
-    user namespaces work, else every namespace layer missing with the reason and what to do."""
+def detect(unshare: str | None) -> dict:
+    """The layers an ordinary user gets here, as the fields of a ``layers.LayerSupport``: all of
+    them (some weaker, :data:`WEAKER`) when user namespaces work, else every namespace layer
+    missing with the reason."""
     from .cgroups import support as cgroup_support
 
     missing: dict[str, str] = {}
@@ -126,12 +127,12 @@ def detect(unshare: str | None) -> L.LayerSupport:
     else:
         failed = probe_unprivileged(unshare)
         if failed is None:
-            return L.LayerSupport(unshare, missing, L.EXTRA_NAMESPACE_FLAGS, mode=MODE,
-                                  user_flags=USER_FLAGS, weaker=weaker)
+            return {"unshare": unshare, "missing": missing, "extra_flags": L.EXTRA_NAMESPACE_FLAGS,
+                    "mode": MODE, "user_flags": USER_FLAGS, "weaker": weaker}
         reason = (f"needs root, or user namespaces for ordinary users, which this kernel refuses "
                   f"to uid {os.geteuid()} ({failed})")
     for layer in namespace_layers:
         missing[layer] = reason
     if not cgroups.available:
         missing[L.CGROUPS] = cgroups.reason
-    return L.LayerSupport(None, missing, mode=MODE)
+    return {"unshare": None, "missing": missing, "mode": MODE}
