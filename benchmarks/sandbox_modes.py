@@ -39,9 +39,9 @@ WAYS = {"baseline: root, zygote": (False, True), "root, exec": (False, False),
 
 def worker(fork: bool, runs: int) -> dict[str, list[float]]:
     """Seconds of each run of each assignment's notebook in this process."""
+    from figure_cost import model_notebook
     from traitlets.config import Config
 
-    from figure_cost import model_notebook
     from grader.course import ASSIGNMENTS
     from grader.sandbox import SandboxedExecute
 

@@ -8,10 +8,9 @@ import shutil
 import pytest
 from rich.console import Console
 
-from grader.sandbox import SandboxError, SandboxPolicy
+from grader.sandbox import SandboxError, SandboxPolicy, unprivileged
 from grader.sandbox import layers as L
 from grader.sandbox import run as sandbox_run
-from grader.sandbox import unprivileged
 from grader.sandbox.run import SandboxRun
 
 UNSHARE = shutil.which("unshare") or "/usr/bin/unshare"

@@ -9,10 +9,8 @@ the checkout.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest

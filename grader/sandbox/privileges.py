@@ -17,6 +17,7 @@ import sys
 
 from grader.sandbox.unprivileged import ENABLE_HINTS, probe_unprivileged
 
+
 def demo_refusal(euid: int | None = None, platform: str = sys.platform,
                  user_namespaces: str | None = "probe") -> str | None:
     """None when the demo can grade here (root on Linux, or an ordinary user where user
