@@ -25,7 +25,6 @@ from .layer_names import (  # noqa: F401
     WORKDIR_QUOTA,
 )
 
-
 ROOT_MODE = "root"
 
 
