@@ -23,13 +23,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(skip_reason() is not None, re
 
 # Run as the account: lay out a course in its home, grade the probe notebook, print the reports.
 GRADE_PROBES = r'''
-import json, os, socket, sys
+import json, os, shutil, socket, sys
 from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
 from grader.sandbox import SandboxedExecute
 
-home, solutions = sys.argv[1], sys.argv[2]
+home, solutions, start = sys.argv[1], sys.argv[2], sys.argv[3]
 course = os.path.join(home, "course")
+shutil.rmtree(course, ignore_errors=True)  # the other kernel start's
 work = os.path.join(course, "autograded", "student", "ps1")
 os.makedirs(work)
 os.makedirs(os.path.join(course, ".grader"))
@@ -103,7 +104,9 @@ nb = new_notebook(cells=[new_code_cell(c) for c in cells],
                   metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
 settings = {"require_sandbox": True, "course_root": course, "tree_memory_limit": 512 * 2**20,
             "timeout": 120}
-SandboxedExecute(config=Config({"SandboxedExecute": settings})).preprocess(nb, {"metadata": {"path": work}})
+config = Config({"SandboxedExecute": settings,
+                 "SandboxedKernelManager": {"fork_from_zygote": start == "zygote"}})
+SandboxedExecute(config=config).preprocess(nb, {"metadata": {"path": work}})
 reports = []
 for cell in nb.cells:
     texts = [o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream"]
@@ -119,21 +122,26 @@ def user():
         yield account
 
 
-@pytest.fixture(scope="module")
-def reports(user):
-    """The probe cells' reports, graded as the account (a list, one dict per cell)."""
+@pytest.fixture(scope="module", params=["zygote", "exec"])
+def reports(user, request):
+    """The probe cells' reports, graded as the account (a list, one dict per cell), in a kernel
+    forked from the zygote and in one started by exec (``fork_from_zygote = False``)."""
     script = user.home / "grade_probes.py"
     script.write_text(GRADE_PROBES)
     shutil.chown(script, user.name, user.name)
     solutions = package_dirs(["solutions"])[0]
-    result = user.run(["python", str(script), str(user.home), solutions], timeout=600)
+    result = user.run(["python", str(script), str(user.home), solutions, request.param], timeout=600)
     lines = [line for line in result.stdout.splitlines() if line.startswith("REPORTS ")]
     assert lines, f"grading as {user.name} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
     return json.loads(lines[-1][len("REPORTS "):])
 
 
-def test_the_kernel_is_forked_from_the_zygote_as_pid_2_of_its_own_namespace(reports):
-    assert reports[0]["forked"] is True and reports[0]["pid"] == 2
+def test_the_kernel_is_pid_2_of_its_own_namespace(reports):
+    assert reports[0]["pid"] == 2
+
+
+def test_the_kernel_is_forked_from_the_zygote_unless_that_is_switched_off(reports, request):
+    assert reports[0]["forked"] is (request.node.callspec.params["reports"] == "zygote")
 
 
 def test_the_kernel_runs_without_capabilities_as_the_accounts_own_uid(reports, user):
