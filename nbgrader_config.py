@@ -1,5 +1,4 @@
 """nbgrader settings of the course. Plain `nbgrader ...` commands run from this folder use them."""
-import os
 from pathlib import Path
 
 from grader.grading.pipeline import AUTOGRADE_STEPS, FEEDBACK_STEPS, SANITIZE_STEPS
@@ -7,6 +6,7 @@ from grader.pages.exporter import SANITIZING_FILTERS, FeedbackExporter
 from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATHS
 from grader.reporting.grades_csv import GradesCsvExport
 from grader.sandbox.submitted_links import make_pre_convert_hook
+from grader.settings import DB_URL, EXCHANGE_ROOT
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
@@ -17,7 +17,7 @@ c.CourseDirectory.root = str(COURSE_ROOT)
 # The gradebook: SQLite in the course folder, unless the environment variable GRADER_DB_URL names
 # another database, e.g. postgresql+psycopg://grader@db.example.edu/attention_lab (PostgreSQL,
 # shared by graders on several machines; every grading machine must see the same value).
-c.CourseDirectory.db_url = (os.environ.get("GRADER_DB_URL")
+c.CourseDirectory.db_url = (DB_URL.read()
                             or f"sqlite:///{COURSE_ROOT / 'gradebook.db'}?timeout=60")
 
 # Student versions: a function body becomes this stub; deleted test cells come back when grading.
@@ -66,12 +66,11 @@ c.ExportApp.plugin_class = GradesCsvExport
 # ---- Grading service (`grader watch`, grader.service) -------------------------------------------
 # Students hand in with nbgrader's exchange; the service collects, grades and releases feedback.
 # Exchange root: nbgrader's default folder unless GRADER_EXCHANGE_ROOT names another one.
-
-c.Exchange.root = os.environ.get("GRADER_EXCHANGE_ROOT", "/usr/local/share/nbgrader/exchange")
+c.Exchange.root = EXCHANGE_ROOT.read()
 # A submission may be collected once per hand-in; the one that counts is the last before the due
 # date (nbgrader's own rule), a late one only when nothing came in on time.
 c.ExchangeCollect.before_duedate = True
-# Course policy (defaults shown; see grader/service_policy.py):
+# Course policy (defaults shown; every setting, its default and unit: grader/settings.py):
 c.GradingService.immediate_feedback_default = True   # feedback as soon as graded, before the due date
 c.GradingService.immediate_feedback = {}             # per assignment, e.g. {"04_attention": False}
 c.GradingService.max_graded_per_hour = 6             # per student and assignment; more wait, never dropped

@@ -27,13 +27,15 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 from traitlets.config.loader import PyFileConfigLoader
 
+from grader.settings import DB_URL
+from grader.state_folders import STATE_DIR_NAME
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-STATE_DIR_NAME = ".grader"
 CONFIG_FILE = "nbgrader_config.py"
 # The environment variable the course's nbgrader_config.py reads for a gradebook other than SQLite.
 TIMESTAMP_FILE = "timestamp.txt"  # nbgrader's record of when a hand-in was submitted
 MAX_TIMESTAMP_CHARS = 100  # a timestamp is one short line; the rest of a longer file is never read
-DB_URL_VARIABLE = "GRADER_DB_URL"
+DB_URL_VARIABLE = DB_URL.name
 
 # assignment id -> notebook name (without .ipynb), in teaching order.
 ASSIGNMENTS: dict[str, str] = {

@@ -30,10 +30,10 @@ from rich.console import Console
 from rich.table import Table
 
 from grader.console import make_console
-from grader.sandbox import SandboxPolicy, doctor_checks, leftovers
+from grader.sandbox import SandboxLimits, doctor_checks, leftovers
 from grader.sandbox import layers as L
 from grader.sandbox.launcher import processes_with_marker
-from grader.sandbox.policy import SandboxError, package_dirs, policy_from_settings
+from grader.sandbox.limits import SandboxError, package_dirs
 from grader.sandbox.run import SandboxRun
 
 ACTIVE = "active"
@@ -73,6 +73,21 @@ def load_settings(config_file: str | None) -> dict:
     return dict(config.get("SandboxedExecute", {}))
 
 
+def configured_limits(settings: dict) -> SandboxLimits:
+    """The sandbox limits ``settings`` (a ``c.SandboxedExecute`` section) give, read by the traitlets
+    grading reads them with (``grader.settings``): an unknown name is warned about and a mistyped
+    value refused, as for grading; ``SystemExit`` names a refused one."""
+    from traitlets import TraitError
+    from traitlets.config import Config
+
+    from grader.sandbox import SandboxedExecute
+
+    try:
+        return SandboxedExecute(config=Config({"SandboxedExecute": settings})).sandbox_limits()
+    except (TraitError, ValueError) as exc:
+        raise SystemExit(f"grader doctor: the course's SandboxedExecute settings are invalid: {exc}") from None
+
+
 def _make_course(root: str) -> dict[str, list[str]]:
     """Plant files the sandbox must hide; returns the paths by kind and the working folder."""
     files = {
@@ -99,9 +114,9 @@ def _make_course(root: str) -> dict[str, list[str]]:
 
 
 
-def attack(policy: SandboxPolicy) -> tuple[dict, SandboxRun, list[int]]:
+def attack(limits: SandboxLimits) -> tuple[dict, SandboxRun, list[int]]:
     """Run the attacks in a sandbox; returns (findings, the run, leftover daemon pids)."""
-    policy = dataclasses.replace(policy, require_sandbox=False)
+    limits = dataclasses.replace(limits, require_sandbox=False)
     marker = f"sandbox-doctor-{uuid.uuid4().hex}"
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
@@ -113,15 +128,15 @@ def attack(policy: SandboxPolicy) -> tuple[dict, SandboxRun, list[int]]:
         arguments = {
             **{key: paths[key] for key in ("secret_files", "secret_dirs", "forbidden_dirs")},
             "canary_env": list(CANARY_ENV), "port": listener.getsockname()[1],
-            "grader_uid": os.getuid(), "max_processes": policy.max_processes,
-            "memory_limit": policy.memory_limit, "file_size_limit": policy.file_size_limit,
-            "cpu_time_limit": policy.cpu_time_limit,
-            "open_files_limit": policy.open_files_limit, "daemon_marker": marker,
+            "grader_uid": os.getuid(), "max_processes": limits.max_processes,
+            "memory_limit": limits.memory_limit, "file_size_limit": limits.file_size_limit,
+            "cpu_time_limit": limits.cpu_time_limit,
+            "open_files_limit": limits.open_files_limit, "daemon_marker": marker,
             "grader_uid_in_own_namespace": not L.detect_layers().as_root,
         }
         with open(doctor_checks.__file__) as script:
             source = script.read()
-        run = SandboxRun(policy, paths["workdir"][0], course_root=course)
+        run = SandboxRun(limits, paths["workdir"][0], course_root=course)
         try:
             run.prepare()
             argv = run.wrap([sys.executable, "-I", "-c", source, json.dumps(arguments)])
@@ -196,7 +211,7 @@ def _cgroup_file(run: SandboxRun, controller: str, name: str) -> dict[str, int]:
 
 
 def _quota_in_place(run: SandboxRun, quota: float | None) -> bool:
-    """Whether the run's control group has the CPU quota of the policy."""
+    """Whether the run's control group has the configured CPU quota."""
     if run.cgroup is None or quota is None:
         return False
     folder = run.cgroup.paths["cpu"]
@@ -212,9 +227,9 @@ def _quota_in_place(run: SandboxRun, quota: float | None) -> bool:
         return False
 
 
-def attack_tree(policy: SandboxPolicy) -> list[Finding]:
+def attack_tree(limits: SandboxLimits) -> list[Finding]:
     """The whole-tree layers (control group, working-folder quota), probed with small limits."""
-    probe = dataclasses.replace(policy, require_sandbox=False, **TREE_PROBE)
+    probe = dataclasses.replace(limits, require_sandbox=False, **TREE_PROBE)
     with tempfile.TemporaryDirectory(prefix="sandbox-doctor-tree-") as folder:
         run = SandboxRun(probe, folder)
         try:
@@ -227,8 +242,8 @@ def attack_tree(policy: SandboxPolicy) -> list[Finding]:
             missing = run.missing_layers
         finally:
             run.cleanup()
-    configured = (f"configured: {policy.tree_memory_limit // MiB if policy.tree_memory_limit else 'no'} MiB, "
-                  f"{policy.tree_process_limit} tasks")
+    configured = (f"configured: {limits.tree_memory_limit // MiB if limits.tree_memory_limit else 'no'} MiB, "
+                  f"{limits.tree_process_limit} tasks")
 
     def row(protection, active, detail, layer):
         if layer in missing:
@@ -237,10 +252,10 @@ def attack_tree(policy: SandboxPolicy) -> list[Finding]:
 
     used, wall = findings["cpu"]
     throttled = cpu_stat.get("nr_throttled", 0) or cpu_stat.get("nr_throttled_usec", 0)
-    quota = policy.cpu_quota
+    quota = limits.cpu_quota
     cpu_detail = (f"3 busy processes in new sessions used {used:.1f} CPU-s in {wall:.1f} s "
                   f"({'throttled by the quota' if throttled else 'not throttled: the machine is busy'}); "
-                  f"quota {quota} CPU {'in place' if quota_set else 'NOT in place'}, weight {policy.cpu_weight}")
+                  f"quota {quota} CPU {'in place' if quota_set else 'NOT in place'}, weight {limits.cpu_weight}")
     tree_memory_ok = findings["tree_memory"][0] and (oom_kills > 0 or run.cgroup is None)
     tree_processes_ok = findings["tree_processes"][0] and (pids_events.get("max", 0) > 0 or run.cgroup is None)
     return [
@@ -253,8 +268,8 @@ def attack_tree(policy: SandboxPolicy) -> list[Finding]:
             cpu_detail if quota is not None else "no CPU quota configured; " + cpu_detail, L.CGROUPS),
         row(L.WORKDIR_QUOTA, findings["workdir"][0],
             f"{findings['workdir'][1]} (probe quota {TREE_PROBE['workdir_size_limit'] // MiB} MiB, "
-            f"{TREE_PROBE['workdir_file_limit']} files; configured {policy.workdir_size_limit // MiB} MiB, "
-            f"{policy.workdir_file_limit} files)", L.WORKDIR_QUOTA),
+            f"{TREE_PROBE['workdir_file_limit']} files; configured {limits.workdir_size_limit // MiB} MiB, "
+            f"{limits.workdir_file_limit} files)", L.WORKDIR_QUOTA),
     ]
 
 
@@ -284,9 +299,9 @@ def check_output_limits(settings: dict) -> Finding:
         f"{configured.max_notebook_output_bytes / MiB:g} MiB per notebook"))
 
 
-def check_leftover_cleanup(policy: SandboxPolicy) -> Finding:
+def check_leftover_cleanup(limits: SandboxLimits) -> Finding:
     """Abandon a prepared sandbox as a SIGKILLed grader would; the next sweep must remove it."""
-    probe = dataclasses.replace(policy, require_sandbox=False)
+    probe = dataclasses.replace(limits, require_sandbox=False)
     with tempfile.TemporaryDirectory(prefix="sandbox-doctor-leftover-") as folder:
         run = SandboxRun(probe, folder)
         run.prepare()
@@ -305,7 +320,7 @@ def check_leftover_cleanup(policy: SandboxPolicy) -> Finding:
 
 
 def assess(findings: dict, run: SandboxRun, leftovers: list[int],
-           policy: SandboxPolicy) -> list[Finding]:
+           limits: SandboxLimits) -> list[Finding]:
     """Turn the raw findings into one row per protection."""
     missing = run.missing_layers
 
@@ -333,9 +348,9 @@ def assess(findings: dict, run: SandboxRun, leftovers: list[int],
         row(L.PROCESS_LIMIT, *findings["processes"], L.PROCESS_LIMIT),
         row("memory limit", *findings["memory"]),
         row("file size limit", *findings["file_size"]),
-        row("CPU time limit", policy.cpu_time_limit is not None and findings["cpu"][0],
+        row("CPU time limit", limits.cpu_time_limit is not None and findings["cpu"][0],
             findings["cpu"][1]),
-        row("open files limit", policy.open_files_limit is not None
+        row("open files limit", limits.open_files_limit is not None
             and findings["open_files"][0], findings["open_files"][1]),
         row(L.ENVIRONMENT, *findings["environment"]),
     ]
@@ -400,7 +415,7 @@ def service_findings(course_root: str) -> list[Finding]:
     from grader.course import Course
     from grader.service.exchange import CourseExchange
     from grader.service.inbound import HandinRefused, InboundFolder, collect_folder, handin_budget
-    from grader.service_policy import load_policy as load_service_policy
+    from grader.service_policy import load_service_policy
 
     course = Course(Path(course_root).resolve())
     budget = handin_budget(load_service_policy(course))
@@ -471,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
     if config_file is None and os.path.isfile("nbgrader_config.py"):
         config_file = "nbgrader_config.py"
     settings = load_settings(config_file)
-    policy = policy_from_settings(settings)
+    limits = configured_limits(settings)
     course_root = os.path.dirname(os.path.abspath(config_file)) if config_file else None
     is_course = course_root is not None and any(
         os.path.exists(os.path.join(course_root, name)) for name in ("source", "gradebook.db"))
@@ -479,18 +494,18 @@ def main(argv: list[str] | None = None) -> int:
     cluster, cluster_note = cluster_findings(course_root) if is_course else ([], None)
     privacy += cluster  # course rows, shown even when the sandbox cannot run
     try:
-        findings, run, leftovers = attack(policy)
+        findings, run, leftovers = attack(limits)
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
         make_console(stderr=True).print(f"[red]grader doctor: the sandbox could not run at all:[/] "
                                    f"{exc}")
         if privacy:
             print_table(privacy)
         return 1
-    rows = [mode_finding(run.support), *assess(findings, run, leftovers, policy)]
+    rows = [mode_finding(run.support), *assess(findings, run, leftovers, limits)]
     try:
-        rows += attack_tree(policy)
+        rows += attack_tree(limits)
         rows.append(check_output_limits(settings))
-        rows.append(check_leftover_cleanup(policy))
+        rows.append(check_leftover_cleanup(limits))
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
         rows.append(Finding("whole-tree limits", False, f"the probe could not run: {exc}"))
     rows += privacy

@@ -15,8 +15,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS: list[set[str]] = [
-    {"grader.course", "grader.console", "grader.fonts", "grader.code_version", "grader.kernel_side",
-     "grader.service_policy", "solutions"},
+    {"grader.settings", "grader.state_folders", "grader.course", "grader.console", "grader.fonts",
+     "grader.code_version", "grader.kernel_side", "grader.service_policy", "solutions"},
     {"grader.pages", "grader.sandbox", "grader.checks", "grader.probe"},
     {"grader.grading"},
     {"grader.notebook_cells", "grader.release", "grader.similarity", "grader.reporting"},

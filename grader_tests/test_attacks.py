@@ -36,7 +36,7 @@ from attack_harness import (
 
 from grader.course import Course
 from grader.grading.ungradable_record import ungradable_reason
-from grader.sandbox.policy import SandboxPolicy
+from grader.sandbox.limits import SandboxLimits
 from grader.scheduling.pool import grade_class
 
 pytestmark = pytest.mark.slow
@@ -158,7 +158,7 @@ def test_graded_folders_hold_only_regular_files_and_folders(graded):
 
 
 def test_files_written_while_grading_stay_under_the_file_size_limit(graded):
-    limit = SandboxPolicy().file_size_limit
+    limit = SandboxLimits().file_size_limit
     too_large = {f"{batch.name}/{path.relative_to(batch.course.root)}": path.stat().st_size
                  for batch in graded.batches for path in (batch.course.root / "autograded").rglob("*")
                  if path.is_file() and not path.is_symlink() and path.suffix != ".ipynb"

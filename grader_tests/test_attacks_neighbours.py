@@ -41,7 +41,7 @@ from attack_harness import (
 from grader.course import Course, create_course
 from grader.release import generate_release
 from grader.reporting.class_report import build_report
-from grader.sandbox.policy import SandboxPolicy
+from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.submitted_links import quarantine_folder
 
 pytestmark = pytest.mark.slow
@@ -56,7 +56,7 @@ NOTEBOOK_TIMEOUT = 60
 RUN_DEADLINE = 1200  # seconds for one course's grader autograde run before the test gives up
 GRADER_MEMORY_BOUND = 768 * 1024 ** 2  # bytes of resident memory any grading process may reach
 NOTEBOOK_SIZE_BOUND = 32 * 1024 ** 2  # bytes of any autograded notebook
-POLICY = SandboxPolicy()
+LIMITS = SandboxLimits()
 
 
 def ids(attack):
@@ -234,7 +234,7 @@ def test_each_working_folder_stays_within_its_quota(graded):
         for folder in (course.root / "autograded").glob(f"*/{ASSIGNMENT}"):
             entries = [p for p in folder.rglob("*") if p.name != f"{NOTEBOOK_NAME}.ipynb"]
             size = sum(p.stat().st_size for p in entries if p.is_file())
-            if size > POLICY.workdir_size_limit or len(entries) > POLICY.workdir_file_limit:
+            if size > LIMITS.workdir_size_limit or len(entries) > LIMITS.workdir_file_limit:
                 over[str(folder)] = (size, len(entries))
     assert over == {}
 

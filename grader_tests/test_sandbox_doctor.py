@@ -75,6 +75,11 @@ def test_doctor_cuts_output_past_its_probe_limits_and_names_the_configured_ones(
     assert "configured 8 MiB per cell, 4 MiB per notebook" in output_limits
 
 
+def test_doctor_refuses_a_mistyped_sandbox_setting_naming_it(course_config):
+    with pytest.raises(SystemExit, match="memory_limit"):
+        doctor.main(["--config", course_config(memory_limit="2 GiB")])
+
+
 def test_doctor_rejects_a_config_file_that_does_not_exist(tmp_path):
     with pytest.raises(SystemExit, match="not found"):
         doctor.main(["--config", str(tmp_path / "nbgrader_config.py")])

@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-from grader.sandbox import SandboxPolicy, layers
+from grader.sandbox import SandboxLimits, layers
 from grader.sandbox import run as run_module
 from grader.sandbox.launcher import processes_with_marker
 from grader.sandbox.run import SandboxRun
@@ -46,7 +46,7 @@ def support(monkeypatch):
 
 def run_sandboxed(code, workdir, course_root=None):
     """Run ``python -c code`` sandboxed with ``workdir`` as its folder; returns its stdout."""
-    run = SandboxRun(SandboxPolicy(), str(workdir), course_root=course_root)
+    run = SandboxRun(SandboxLimits(), str(workdir), course_root=course_root)
     run.prepare()
     try:
         argv = run.wrap([sys.executable, "-I", "-c", code])

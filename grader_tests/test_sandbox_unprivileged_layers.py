@@ -8,7 +8,7 @@ import shutil
 import pytest
 from rich.console import Console
 
-from grader.sandbox import SandboxError, SandboxPolicy, unprivileged
+from grader.sandbox import SandboxError, SandboxLimits, unprivileged
 from grader.sandbox import layers as L
 from grader.sandbox import run as sandbox_run
 from grader.sandbox.run import SandboxRun
@@ -78,14 +78,14 @@ def test_without_unshare_every_namespace_layer_is_missing_naming_it():
 
 def test_a_required_sandbox_with_a_missing_layer_is_refused_naming_it(namespaces_refused, monkeypatch, tmp_path):
     monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: L.unprivileged_support(UNSHARE))
-    run = SandboxRun(SandboxPolicy(require_sandbox=True), str(tmp_path))
+    run = SandboxRun(SandboxLimits(require_sandbox=True), str(tmp_path))
     with pytest.raises(SandboxError, match="filesystem isolation"):
         run.prepare()
 
 
 def test_a_required_sandbox_with_only_weaker_layers_is_prepared(namespaces_allowed, monkeypatch, tmp_path):
     monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: L.unprivileged_support(UNSHARE))
-    run = SandboxRun(SandboxPolicy(require_sandbox=True), str(tmp_path))
+    run = SandboxRun(SandboxLimits(require_sandbox=True), str(tmp_path))
     try:
         run.prepare()
         assert run.uid is None and run.missing_layers == {}
@@ -98,7 +98,7 @@ def test_in_a_user_namespace_the_kernel_gets_its_own_namespace_a_tmpfs_folder_an
     import json
 
     monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: L.unprivileged_support(UNSHARE))
-    policy = SandboxPolicy(workdir_size_limit=2**20, workdir_file_limit=10, tree_memory_limit=2**30)
+    policy = SandboxLimits(workdir_size_limit=2**20, workdir_file_limit=10, tree_memory_limit=2**30)
     run = SandboxRun(policy, str(tmp_path))
     try:
         run.prepare()
@@ -115,7 +115,7 @@ def test_in_a_user_namespace_the_kernel_gets_its_own_namespace_a_tmpfs_folder_an
 def test_in_a_user_namespace_without_a_control_group_the_process_limit_is_the_smaller_of_the_two(
         namespaces_allowed, monkeypatch, tmp_path):
     monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: L.unprivileged_support(UNSHARE))
-    run = SandboxRun(SandboxPolicy(max_processes=64, tree_process_limit=32), str(tmp_path))
+    run = SandboxRun(SandboxLimits(max_processes=64, tree_process_limit=32), str(tmp_path))
     try:
         run.prepare()
         assert run._limits()["processes"] == 32
@@ -177,7 +177,7 @@ def test_on_a_linux_that_counts_per_uid_the_process_limit_comes_on_top_of_the_gr
     monkeypatch.setattr(sandbox_run.L, "detect_layers", lambda: L.unprivileged_support(UNSHARE))
     monkeypatch.setattr(unprivileged, "kernel_release", lambda: (5, 10))
     monkeypatch.setattr(unprivileged, "processes_of_this_uid", lambda: 100)
-    run = SandboxRun(SandboxPolicy(max_processes=64, tree_process_limit=32), str(tmp_path))
+    run = SandboxRun(SandboxLimits(max_processes=64, tree_process_limit=32), str(tmp_path))
     try:
         run.prepare()
         assert run._limits()["processes"] == 132
@@ -189,8 +189,8 @@ def test_a_kernel_killed_for_the_trees_memory_without_a_control_group_is_said_to
     from grader.sandbox.kernel_manager import SandboxedKernelManager
     from grader.sandbox.launcher import MEMORY_HELD
 
-    manager = SandboxedKernelManager(policy=SandboxPolicy(tree_memory_limit=512 * 2**20))
-    manager.sandbox = SandboxRun(manager.policy, None)
+    manager = SandboxedKernelManager(limits=SandboxLimits(tree_memory_limit=512 * 2**20))
+    manager.sandbox = SandboxRun(manager.limits, None)
     monkeypatch.setattr(manager.sandbox, "log_tail", lambda: f"sandbox: {MEMORY_HELD} of 512 MiB; killed")
     manager.exit_code = -9
     assert "passed the sandbox's memory limit of 512 MiB" in manager.exit_description()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from grader.course import REPO_ROOT
-from grader.sandbox.policy import package_dirs
+from grader.sandbox.limits import package_dirs
 from grader_tests.ordinary_user import ordinary_user, skip_reason
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]

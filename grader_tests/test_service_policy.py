@@ -10,7 +10,7 @@ from nbgrader.api import Gradebook
 from grader.service.journal import HELD, RELEASED, WAITING
 from grader.service.watch import HOUR, GradingLoop
 from grader.service_policy import GradingService as Policy
-from grader.service_policy import load_policy
+from grader.service_policy import load_service_policy
 from grader_tests.service_setup import ServiceCourse, accounts_skip_reason, temporary_service_course
 
 pytestmark = [pytest.mark.slow,
@@ -38,7 +38,7 @@ def run_once(setup: ServiceCourse, clock=time.time, **settings) -> GradingLoop:
 
 
 def test_the_course_config_documents_every_default(setup):
-    policy = load_policy(setup.course)
+    policy = load_service_policy(setup.course)
     assert (policy.max_graded_per_hour, policy.max_waiting, policy.immediate_feedback) == (6, 5, {})
     assert policy.feedback_is_immediate(ASSIGNMENT)
 

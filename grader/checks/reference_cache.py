@@ -17,8 +17,7 @@ import threading
 from pathlib import Path
 
 from grader.code_version import grader_version
-
-FILE_NAME = "reference_statistics.sqlite"
+from grader.state_folders import REFERENCE_STATISTICS as FILE_NAME
 
 _folder: Path | None = None
 _memory: dict[str, float] = {}

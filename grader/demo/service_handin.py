@@ -14,6 +14,7 @@ from rich.text import Text
 
 from grader.course import Course
 from grader.demo.corpus import build_notebook, get_submission
+from grader.settings import EXCHANGE_ROOT
 
 ASSIGNMENT = "02_softmax"
 STUDENT = "hana"
@@ -47,7 +48,7 @@ def show_student_loop(course: Course, console: Console, exchange_root: Path | No
 
 
 def _serve_one_student(course: Course, console: Console, exchange_root: Path) -> int:
-    os.environ["GRADER_EXCHANGE_ROOT"] = str(exchange_root)  # read by the course's nbgrader_config.py
+    os.environ[EXCHANGE_ROOT.name] = str(exchange_root)  # read by the course's nbgrader_config.py
     from grader.service.exchange import CourseExchange
     from grader.service.student import temporary_accounts
 

@@ -27,12 +27,12 @@ import sqlite3
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from traitlets import Float, List
 from traitlets.config import Configurable
 
 from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Verdict
+from grader.settings import traits_of
+from grader.state_folders import ATTEMPT_HISTORY
 
-HISTORY_FILE = "attempts.sqlite"
 #: Stages that mean "no answer was handed in": they cost nothing.
 UNANSWERED = (NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED)
 
@@ -40,11 +40,7 @@ UNANSWERED = (NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED)
 class AttemptCredit(Configurable):
     """The schedule that caps a quiz item's credit by the distinct wrong answers handed in before."""
 
-    schedule = List(
-        Float(min=0.0, max=1.0), default_value=[1.0, 0.5, 0.25, 0.0], minlen=1,
-        help="Share of a quiz item's points a right answer still earns after 0, 1, 2, ... different wrong "
-             "answers to it (graded with immediate feedback); beyond the end the last entry holds.",
-    ).tag(config=True)
+    locals().update(traits_of("AttemptCredit"))  # schedule (grader.settings)
 
     def cap(self, wrong_before: int) -> float:
         """The share still earnable after ``wrong_before`` distinct wrong answers."""
@@ -74,7 +70,7 @@ class AttemptHistory:
     """The distinct wrong answers graded per (assignment, student, item), in the course's ``.grader/``."""
 
     def __init__(self, state_dir: Path):
-        self.path = Path(state_dir) / HISTORY_FILE
+        self.path = Path(state_dir) / ATTEMPT_HISTORY
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)

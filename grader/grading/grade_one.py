@@ -29,8 +29,7 @@ from grader.grading.status_page import write_ungradable_page
 from grader.grading.step_times import TimedAutograde, new_times, settle
 from grader.grading.ungradable_record import clear_ungradable, record_ungradable
 from grader.sandbox.submitted_links import quarantine_folder, quarantine_submission
-
-LOG_NAME = "autograde.log"
+from grader.state_folders import AUTOGRADE_LOG as LOG_NAME
 
 
 @dataclass(frozen=True)

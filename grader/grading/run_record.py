@@ -28,8 +28,7 @@ from pathlib import Path
 from grader.code_version import grader_version, hash_tree
 from grader.course import Course
 from grader.grading.seeds import course_secret
-
-RECORDS_FOLDER = "autograde"
+from grader.state_folders import RUN_RECORDS
 
 
 def fingerprint(course: Course, assignment: str, student: str) -> str:
@@ -45,7 +44,7 @@ def fingerprint(course: Course, assignment: str, student: str) -> str:
 
 
 def record_path(course: Course, assignment: str, student: str) -> Path:
-    return course.state_dir / RECORDS_FOLDER / assignment / f"{student}.json"
+    return course.state_dir / RUN_RECORDS / assignment / f"{student}.json"
 
 
 def read_record(course: Course, assignment: str, student: str) -> dict | None:

@@ -33,7 +33,8 @@ import os
 import secrets
 from pathlib import Path
 
-SECRET_FILE = "course_secret"
+from grader.state_folders import COURSE_SECRET as SECRET_FILE
+
 SECRET_BYTES = 32
 
 

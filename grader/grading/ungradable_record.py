@@ -16,8 +16,8 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
 from grader.course import Course, read_timestamp
+from grader.state_folders import UNGRADABLE_REASONS
 
-REASON_DIR = "ungradable"
 MAX_REASON_CHARS = 2000  # a reason is a sentence or two; nothing longer is stored or read
 
 
@@ -25,7 +25,7 @@ def reason_path(course: Course, assignment: str, student: str) -> Path:
     """Where the reason for ``student``'s ``assignment`` is kept."""
     if "/" in student or student in ("", ".", "..") or "/" in assignment:
         raise ValueError(f"not a student or assignment id: {student!r} / {assignment!r}")
-    return course.state_dir / REASON_DIR / assignment / f"{student}.txt"
+    return course.state_dir / UNGRADABLE_REASONS / assignment / f"{student}.txt"
 
 
 def record_ungradable(course: Course, assignment: str, student: str, reason: str) -> None:

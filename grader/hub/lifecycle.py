@@ -31,8 +31,9 @@ from grader.hub.accounts import Accounts, account_uids, create_accounts, remove_
 from grader.hub.environment import ensure_environment, ensure_proxy
 from grader.hub.jupyter_config import Ports, hub_config, write_role_configs
 from grader.hub.layout import HubLayout
+from grader.settings import EXCHANGE_ROOT
 
-EXCHANGE_VARIABLE = "GRADER_EXCHANGE_ROOT"
+EXCHANGE_VARIABLE = EXCHANGE_ROOT.name
 START_TIMEOUT = 180  # seconds for the hub to answer on a busy machine
 STOP_TIMEOUT = 30
 COURSE_PACKAGES = ("grader", "solutions")

@@ -14,12 +14,13 @@ from jinja2 import DictLoader
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
-from traitlets import Bool, Integer, default
+from traitlets import Bool, default
 
 from grader.pages.csp import add_csp_meta
 from grader.pages.html_sanitizer import sanitize_fragment
 from grader.pages.markdown import page_markdown_to_html
-from grader.pages.page_limit import MiB, limit_outputs
+from grader.pages.page_limit import limit_outputs
+from grader.settings import traits_of
 
 # nbconvert's templates import the MathJax loader from 'mathjax.html.j2'; feedback pages load no
 # script, so the macro renders nothing (maths is already MathML).
@@ -38,9 +39,7 @@ class FeedbackExporter(HTMLExporter):
     """HTMLExporter for pages other people open: sanitized content, no script, a CSP meta element."""
 
     sanitize_html = Bool(True, help="Always on: feedback pages show submission content.").tag(config=True)
-    max_output_bytes = Integer(16 * MiB, help=(
-        "Output (text and data, in characters) one page shows, in reading order; the outputs "
-        "past it are left off, each cell that loses some says so in one line.")).tag(config=True)
+    locals().update(traits_of("FeedbackExporter"))  # max_output_bytes (grader.settings)
 
     @default("extra_loaders")
     def _no_mathjax_loader(self):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from grader.checks import get_check
 from grader.checks.api import compare_answer
 from grader.course import Course
-from grader.grading.preprocessors.decide_verdicts import QUIZ_ANSWERS_FOLDER
+from grader.state_folders import QUIZ_ANSWERS
 from solutions.variants import LESSON_NUMBERS, numbers_for
 
 #: How the lesson's numbers are named in the section and the CSV.
@@ -41,7 +41,7 @@ class BorrowedRow:
 
 def graded_answers(course: Course, assignment: str) -> dict[str, dict[str, dict]]:
     """student -> item -> {"answer", "passed", "stage"} as graded last (an unreadable file is skipped)."""
-    folder = course.state_dir / QUIZ_ANSWERS_FOLDER / assignment
+    folder = course.state_dir / QUIZ_ANSWERS / assignment
     answers = {}
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
         try:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 
-from grader.course import STATE_DIR_NAME, Course
-from grader.grading.run_record import RECORDS_FOLDER
+from grader.course import Course
+from grader.state_folders import RUN_RECORDS, STATE_DIR_NAME
 
 
 def grading_times(course: Course, assignment: str) -> dict[str, float]:
     """student -> seconds of the latest grading of ``assignment``; damaged records are skipped."""
-    folder = course.root / STATE_DIR_NAME / RECORDS_FOLDER / assignment  # reading never creates it
+    folder = course.root / STATE_DIR_NAME / RUN_RECORDS / assignment  # reading never creates it
     if not folder.is_dir():
         return {}
     times: dict[str, float] = {}

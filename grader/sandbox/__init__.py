@@ -2,7 +2,7 @@
 
 - :class:`SandboxedExecute`: nbgrader's Execute preprocessor on a fresh sandboxed kernel.
 - :class:`SandboxedKernelManager`: the jupyter_client kernel manager behind it.
-- :class:`SandboxPolicy`: the limits and visibility rules; :mod:`.layers` says which
+- :class:`SandboxLimits`: the limits and visibility rules (``c.SandboxedExecute.*``); :mod:`.layers` says which
   protections this machine can provide (``grader doctor`` probes them for real).
 
 The kernel process runs in new mount, network, PID, IPC and UTS namespaces built by
@@ -19,9 +19,9 @@ and the others still apply, unless ``SandboxedExecute.require_sandbox`` is set; 
 notebook is not graded and the error says which layer is missing.
 """
 
-from .policy import SandboxError, SandboxPolicy
+from .limits import SandboxError, SandboxLimits
 
-__all__ = ["SandboxedExecute", "SandboxedKernelManager", "SandboxError", "SandboxPolicy"]
+__all__ = ["SandboxedExecute", "SandboxedKernelManager", "SandboxError", "SandboxLimits"]
 
 
 def __getattr__(name):

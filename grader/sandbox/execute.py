@@ -40,13 +40,14 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
-from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
+from traitlets import default
 
 from grader.course import course_root_of
 from grader.kernel_side import METADATA_KEY, PROBE_MIME
+from grader.settings import traits_of
 
 from .kernel_manager import SandboxedKernelManager
-from .policy import SETTING_FIELDS, MiB, SandboxPolicy, policy_from_settings
+from .limits import MiB, SandboxLimits, load_sandbox_limits
 from .submitted_links import remove_copies_of_links
 
 
@@ -94,85 +95,8 @@ def error_output(ename: str, evalue: str) -> NotebookNode:
 class SandboxedExecute(Execute):
     """Execute each notebook in its own single-use sandboxed kernel (see ``grader.sandbox``)."""
 
-    require_sandbox = Bool(SandboxPolicy.require_sandbox, help=(
-        "Fail grading of a notebook when any sandbox layer is unavailable, instead of "
-        "warning and grading with the layers that work.")).tag(config=True)
-    memory_limit = Integer(SandboxPolicy.memory_limit, allow_none=True, help=(
-        "Address-space limit per kernel process in bytes (RLIMIT_AS); allocations beyond it "
-        "raise MemoryError. None: no limit.")).tag(config=True)
-    max_processes = Integer(SandboxPolicy.max_processes, allow_none=True, help=(
-        "Processes plus threads the kernel's private user id may have (RLIMIT_NPROC).")
-    ).tag(config=True)
-    cpu_time_limit = Integer(SandboxPolicy.cpu_time_limit, allow_none=True, help=(
-        "CPU seconds per kernel process over the whole notebook (RLIMIT_CPU).")
-    ).tag(config=True)
-    file_size_limit = Integer(SandboxPolicy.file_size_limit, allow_none=True, help=(
-        "Largest file the kernel may write, in bytes (RLIMIT_FSIZE).")).tag(config=True)
-    open_files_limit = Integer(SandboxPolicy.open_files_limit, allow_none=True, help=(
-        "Open file descriptors per kernel process (RLIMIT_NOFILE).")).tag(config=True)
-    tmp_size_limit = Integer(SandboxPolicy.tmp_size_limit, help=(
-        "Size in bytes of each of the kernel's private /tmp, /dev/shm and home folder.")
-    ).tag(config=True)
-    tree_memory_limit = Integer(SandboxPolicy.tree_memory_limit, allow_none=True, help=(
-        "Memory in bytes that all processes of one sandbox may hold together (its control "
-        "group); past it the kernel's out-of-memory killer stops one of them. None: no limit.")
-    ).tag(config=True)
-    tree_process_limit = Integer(SandboxPolicy.tree_process_limit, allow_none=True, help=(
-        "Processes and threads one sandbox may have at once (its control group's pids.max).")
-    ).tag(config=True)
-    cpu_weight = Integer(SandboxPolicy.cpu_weight, help=(
-        "CPU share of one sandbox, however many processes it forks, on the cgroup v2 scale "
-        "(100: as much as one ordinary process).")).tag(config=True)
-    cpu_quota = Float(SandboxPolicy.cpu_quota, allow_none=True, help=(
-        "CPUs one sandbox may use at most (its control group's quota). None: no cap.")
-    ).tag(config=True)
-    workdir_size_limit = Integer(SandboxPolicy.workdir_size_limit, help=(
-        "Bytes the kernel's working folder may hold (it is a filesystem of its own, copied "
-        "back into autograded/ afterwards).")).tag(config=True)
-    workdir_file_limit = Integer(SandboxPolicy.workdir_file_limit, help=(
-        "Files and folders the kernel's working folder (and each of /tmp, /dev/shm and home) "
-        "may hold.")).tag(config=True)
-    readonly_paths = List(Unicode(), help=(
-        "Extra absolute paths the kernel may read (the Python installation, /usr and /etc "
-        "are always readable).")).tag(config=True)
-    hidden_paths = List(Unicode(), help=(
-        "Extra absolute paths the kernel must not read even when inside a readable path.")
-    ).tag(config=True)
-    sandbox_env = Dict(value_trait=Unicode(), help=(
-        "Extra environment variables for the kernel (its environment is otherwise minimal).")
-    ).tag(config=True)
-    uid_base = Integer(SandboxPolicy.uid_base, help=(
-        "First of the numeric user ids reserved for sandboxed kernels, one per running "
-        "kernel; they must belong to nobody else.")).tag(config=True)
-    uid_count = Integer(SandboxPolicy.uid_count, help=(
-        "How many user ids from uid_base may be used.")).tag(config=True)
-    course_root = Unicode(help=(
-        "Course directory, hidden from the kernel; defaults to CourseDirectory.root or the "
-        "current directory.")).tag(config=True)
-    max_output_bytes = Integer(8 * MiB, help=(
-        "Output one cell may send to the grader (text and data, in bytes); the rest is "
-        "dropped and the cell gets an OutputLimitExceeded error. Keep it above the size "
-        "of the largest legitimate output, such as a hidden check's probe report.")
-    ).tag(config=True)
-    max_notebook_output_bytes = Integer(16 * MiB, help=(
-        "Output all cells of one notebook together may send to the grader (text and data, in "
-        "bytes); past it later output is dropped and each cell that loses output gets an "
-        "OutputLimitExceeded error. Hidden checks' reports do not count against it (only against "
-        "their cell's max_output_bytes), so they are judged however much the notebook printed.")
-    ).tag(config=True)
-    notebook_timeout = Integer(600, allow_none=True, help=(
-        "Wall-clock seconds the whole notebook may take, kernel start included, besides the "
-        "per-cell timeout; when they run out the kernel is stopped, the running cell gets a "
-        "NotebookTimeoutError and every later cell is marked not run. None: no limit.")
-    ).tag(config=True)
-    max_message_bytes = Integer(32 * MiB, allow_none=True, help=(
-        "Largest single message the grader accepts from the kernel, in bytes; a larger one is "
-        "dropped before it is read (so no message can grow the grading process beyond it).")
-    ).tag(config=True)
-    interrupt_grace = Float(3.0, help=(
-        "Seconds a kernel gets to answer after a timed-out cell was interrupted; a kernel "
-        "that does not answer is killed and the rest of the notebook is marked not run.")
-    ).tag(config=True)
+    # Every c.SandboxedExecute setting of this project: type, default and help from grader.settings.
+    locals().update(traits_of("SandboxedExecute"))
 
     @default("shutdown_kernel")
     def _shutdown_kernel_default(self) -> str:
@@ -201,9 +125,9 @@ class SandboxedExecute(Execute):
     def _store_widget_state_default(self) -> bool:
         return False
 
-    def sandbox_policy(self) -> SandboxPolicy:
-        """The configured limits as a validated :class:`SandboxPolicy`."""
-        return policy_from_settings({name: getattr(self, name) for name in SETTING_FIELDS})
+    def sandbox_limits(self) -> SandboxLimits:
+        """The configured limits as a validated :class:`SandboxLimits`."""
+        return load_sandbox_limits(self.trait_values(config=True))
 
     def create_kernel_manager(self) -> SandboxedKernelManager:
         if not self.kernel_name:
@@ -211,12 +135,12 @@ class SandboxedExecute(Execute):
         options = {"kernel_name": self.kernel_name} if self.kernel_name else {}
         resources = self.resources or {}
         notebook = resources.get("unique_key")
-        policy = self.sandbox_policy()
+        limits = self.sandbox_limits()
         gradebook = gradebook_files(resources.get("nbgrader", {}).get("db_url"))
         if gradebook:
-            policy = dataclasses.replace(policy, hidden_paths=policy.hidden_paths + gradebook)
+            limits = dataclasses.replace(limits, hidden_paths=limits.hidden_paths + gradebook)
         self.km = SandboxedKernelManager(
-            config=self.config, policy=policy, course_root=self.course_root,
+            config=self.config, limits=limits, course_root=self.course_root,
             max_message_bytes=self.max_message_bytes,
             hidden_workdir_files=[f"{notebook}.ipynb"] if notebook else [], **options)
         self._sandbox_km = self.km

@@ -9,12 +9,14 @@ import signal
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Bool, Instance, Integer, List, Unicode, default
+from traitlets import Instance, Integer, List, Unicode, default
+
+from grader.settings import setting, traits_of
 
 from . import zygote
 from .kernel_client import ReadyWhenAnsweredClient
 from .launcher import MEMORY_HELD
-from .policy import SandboxError, SandboxPolicy
+from .limits import SandboxError, SandboxLimits
 from .run import SandboxRun
 
 STARTUP_REPORT_TIMEOUT = 30.0  # seconds for the launcher to build the sandbox
@@ -47,24 +49,17 @@ class SandboxedKernelManager(AsyncKernelManager):
     notebook's folder); without one it gets an empty private folder.
     """
 
-    policy = Instance(SandboxPolicy, args=(), help="Limits and visibility of the sandbox.")
+    limits = Instance(SandboxLimits, args=(), help="Limits and visibility of the sandbox.")
     course_root = Unicode(None, allow_none=True,
                           help="Course directory to hide from the kernel.")
     hidden_workdir_files = List(Unicode(), help=(
         "Names of files in the working folder the kernel must not see (the notebook "
         "being graded)."))
-    fork_from_zygote = Bool(True, help=(
-        "Fork each kernel from a process that has already imported ipykernel, numpy and "
-        "matplotlib (see grader.sandbox.zygote) instead of starting a new interpreter; the "
-        "sandbox is the same. Used on Linux (as root, or in user namespaces without root) with "
-        "this interpreter's ipykernel.")).tag(config=True)
+    # c.SandboxedKernelManager settings (grader.settings): fork_from_zygote, quick_handshake.
+    locals().update(traits_of("SandboxedKernelManager"))
     sandbox = Instance(SandboxRun, allow_none=True)
-    quick_handshake = Bool(True, help=(
-        "Talk to the kernel as soon as it has answered (grader.sandbox.kernel_client), and retry "
-        "connecting to it and check for its exit every 5 ms. False: jupyter_client's own waits, "
-        "as plain nbgrader has them (0.2 s after the kernel's first answer, 100 ms between "
-        "connection attempts and between exit checks).")).tag(config=True)
-    max_message_bytes = Integer(32 * 2 ** 20, allow_none=True, help=(
+    max_message_bytes = Integer(setting("SandboxedExecute", "max_message_bytes").default,
+                                allow_none=True, help=(
         "Largest message the grader accepts from the kernel (ZMQ_MAXMSGSIZE on its client "
         "sockets); a kernel sending a larger one is disconnected and the message is lost."))
     exit_code: int | None = None
@@ -90,7 +85,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         if self.sandbox is not None:
             raise RuntimeError("a SandboxedKernelManager runs a single kernel; create a new "
                                "manager for the next notebook")
-        run = SandboxRun(self.policy, kw.get("cwd"), self.course_root, logger=self.log,
+        run = SandboxRun(self.limits, kw.get("cwd"), self.course_root, logger=self.log,
                          workdir_hidden=tuple(self.hidden_workdir_files))
         self.sandbox = run
         try:
@@ -181,7 +176,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         group = self.sandbox.cgroup if self.sandbox is not None else None
         held = group.oom_kills() if group is not None else (  # without a control group: the launcher
             self.sandbox is not None and MEMORY_HELD in self.sandbox.log_tail())
-        if held and self.policy.tree_memory_limit:
+        if held and self.limits.tree_memory_limit:
             text += (f"; the notebook's processes together passed the sandbox's memory limit of "
-                     f"{self.policy.tree_memory_limit / 2**20:.0f} MiB")
+                     f"{self.limits.tree_memory_limit / 2**20:.0f} MiB")
         return text

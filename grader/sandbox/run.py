@@ -2,7 +2,7 @@
 
 Life cycle::
 
-    run = SandboxRun(policy, workdir, course_root=...)
+    run = SandboxRun(limits, workdir, course_root=...)
     run.prepare()                       # private run folder, socket folder, uid, ownership
     argv = run.wrap(command)            # unshare ... python launcher.py spec.json
     process = Popen(argv, env=run.env, pass_fds=run.pass_fds, cwd=workdir, ...)
@@ -27,13 +27,15 @@ import sys
 import tempfile
 import time
 
+from grader.state_folders import STATE_DIR_NAME
+
 from . import layers as L
 from . import leftovers, unprivileged, workdir_quota
 from .cgroups import CgroupLimits, CgroupUnavailable, SandboxCgroup
 from .cgroups import support as cgroup_support
 from .launcher import kill_processes_of_uid
 from .leftovers import make_mode_safe
-from .policy import HIDDEN_PACKAGES, SYSTEM_PATHS, SandboxError, SandboxPolicy, package_dirs, python_prefixes
+from .limits import HIDDEN_PACKAGES, SYSTEM_PATHS, SandboxError, SandboxLimits, package_dirs, python_prefixes
 from .uid_slots import UidSlot, reserve_uid
 
 LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launcher.py")
@@ -41,7 +43,7 @@ SANDBOX_HOME = "/home/student"
 SANDBOX_TMP = "/tmp"
 # Entries of a course directory that a kernel working inside it must never contain.
 COURSE_SECRETS = ("source", "submitted", "autograded", "feedback", "gradebook.db",
-                  "nbgrader_config.py", "solutions", "grader", ".grader")
+                  "nbgrader_config.py", "solutions", "grader", STATE_DIR_NAME)
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
@@ -97,13 +99,13 @@ class SandboxRun:
     which holds the hidden test cells after nbgrader's sanitizing step).
     """
 
-    def __init__(self, policy: SandboxPolicy, workdir: str | None,
+    def __init__(self, limits: SandboxLimits, workdir: str | None,
                  course_root: str | None = None, logger: logging.Logger | None = None,
                  workdir_hidden: tuple[str, ...] = ()):
         if workdir is not None and not os.path.isdir(workdir):
             raise SandboxError(f"working folder {workdir!r} does not exist; the sandbox can "
                                "only run a notebook inside an existing folder")
-        self.policy = policy
+        self.limits = limits
         # None: an empty private folder is created by prepare()
         self.workdir = os.path.realpath(workdir) if workdir is not None else None
         self.course_root = os.path.realpath(course_root) if course_root else None
@@ -147,7 +149,7 @@ class SandboxRun:
 
     def protected_paths(self) -> list[str]:
         """Paths the kernel must never read: grading packages, course secrets, extras."""
-        paths = list(self.policy.hidden_paths) + package_dirs(HIDDEN_PACKAGES)
+        paths = list(self.limits.hidden_paths) + package_dirs(HIDDEN_PACKAGES)
         if self.course_root:
             paths += [os.path.join(self.course_root, name) for name in COURSE_SECRETS
                       if os.path.lexists(os.path.join(self.course_root, name))]
@@ -173,7 +175,7 @@ class SandboxRun:
 
     def prepare(self) -> None:
         """Create the run folder, reserve a uid and hand the working folder to it."""
-        if self.policy.require_sandbox and self.support.missing:
+        if self.limits.require_sandbox and self.support.missing:
             details = "; ".join(f"{k}: {v}" for k, v in self.support.missing.items())
             raise SandboxError(f"the sandbox is required but these layers are unavailable: "
                                f"{details}. Run the grader as root on Linux with util-linux, "
@@ -195,7 +197,7 @@ class SandboxRun:
             self.workdir = os.path.join(self.run_dir, "work")
             os.mkdir(self.workdir, 0o700)
         if self.support.as_root and self.support.available(L.PRIVATE_USER):
-            self.uid_slot = reserve_uid(self.policy.uid_base, self.policy.uid_count)
+            self.uid_slot = reserve_uid(self.limits.uid_base, self.limits.uid_count)
             for name in ("ipc", "home", "tmp"):
                 os.chown(os.path.join(self.run_dir, name), self.uid, self.uid)
         name = os.path.basename(self.run_dir)
@@ -213,8 +215,8 @@ class SandboxRun:
         if planned_cgroup is not None:
             self._create_cgroup(name)
         if self.quota_dir is not None:
-            workdir_quota.mount_quota(self.quota_dir, self.policy.workdir_size_limit,
-                                      self.policy.workdir_file_limit, self.uid)
+            workdir_quota.mount_quota(self.quota_dir, self.limits.workdir_size_limit,
+                                      self.limits.workdir_file_limit, self.uid)
             self._quota_mounted = True
             workdir_quota.fill(self.quota_dir, self.workdir, self.workdir_hidden, self.uid)
         elif self.uid is not None:
@@ -222,7 +224,7 @@ class SandboxRun:
         self._pipe_read, self._pipe_write = os.pipe()
 
     def _create_cgroup(self, name: str) -> None:
-        p = self.policy
+        p = self.limits
         limits = CgroupLimits(memory_bytes=p.tree_memory_limit, processes=p.tree_process_limit,
                               cpu_weight=p.cpu_weight, cpu_quota=p.cpu_quota)
         try:
@@ -270,11 +272,11 @@ class SandboxRun:
             "PYTHONDONTWRITEBYTECODE": "1",
         }
         env.update({name: "1" for name in THREAD_VARIABLES})
-        env.update(dict(self.policy.extra_env))
+        env.update(dict(self.limits.sandbox_env))
         return env
 
     def _limits(self) -> dict[str, int | None]:
-        p = self.policy
+        p = self.limits
         return {
             "address_space": p.memory_limit,
             "processes": self._process_limit(),
@@ -287,7 +289,7 @@ class SandboxRun:
     def _process_limit(self) -> int | None:
         """RLIMIT_NPROC of the kernel: as root, of its private uid; in a user namespace, of the
         sandbox's own namespace, where it also stands in for the control group's task limit."""
-        p = self.policy
+        p = self.limits
         if self.uid is not None:
             return p.max_processes
         if self.support.as_root or not self.support.available(L.PRIVATE_USER) or p.max_processes is None:
@@ -326,26 +328,26 @@ class SandboxRun:
             "mount_namespace": self.support.available(L.FILESYSTEM),
             "pid_namespace": self.support.available(L.PROCESS_CLEANUP),
             "system_paths": list(SYSTEM_PATHS),
-            "readonly_paths": python_prefixes(executable) + list(self.policy.readonly_paths),
+            "readonly_paths": python_prefixes(executable) + list(self.limits.readonly_paths),
             "hidden_paths": self.hidden_paths(),
             "workdir_hidden": list(self.workdir_hidden),
             "sandbox_home": SANDBOX_HOME,
             "fallback_home": os.path.join(self.run_dir, "home"),
             "fallback_tmp": os.path.join(self.run_dir, "tmp"),
-            "tmp_size": self.policy.tmp_size_limit,
-            "max_files": self.policy.workdir_file_limit,
+            "tmp_size": self.limits.tmp_size_limit,
+            "max_files": self.limits.workdir_file_limit,
             "workdir_source": self.quota_dir,
             "cgroup_procs": self.cgroup.procs_files if self.cgroup is not None else [],
             "uid": self.uid,
             "gid": self.uid,
             "limits": self._limits(),
-            "required": self.policy.require_sandbox,
+            "required": self.limits.require_sandbox,
             "grader_fd": self._pipe_read,
             "own_user_namespace": self._in_user_namespace(L.PRIVATE_USER),
-            "workdir_tmpfs": ({"size": self.policy.workdir_size_limit,
-                               "files": self.policy.workdir_file_limit}
+            "workdir_tmpfs": ({"size": self.limits.workdir_size_limit,
+                               "files": self.limits.workdir_file_limit}
                               if self._in_user_namespace(L.WORKDIR_QUOTA) else None),
-            "watched_memory": (self.policy.tree_memory_limit if self.cgroup is None
+            "watched_memory": (self.limits.tree_memory_limit if self.cgroup is None
                                and self._in_user_namespace(L.PROCESS_CLEANUP) else None),
         }
         self._kernel_wrapped = True
@@ -365,7 +367,7 @@ class SandboxRun:
                                      [os.path.dirname(self.workdir)])
         if blocked is None:
             return
-        if self.policy.require_sandbox:
+        if self.limits.require_sandbox:
             raise SandboxError(f"the sandbox is required but the sandbox user cannot reach "
                                f"{blocked!r} without filesystem isolation")
         reason = (f"without filesystem isolation the sandbox user cannot reach {blocked!r} "
@@ -426,7 +428,7 @@ class SandboxRun:
                                f"{self.report.get('error', 'unknown error')}")
         missing = self.missing_layers
         warn_missing_layers(missing, self.log)
-        if self.policy.require_sandbox and missing:
+        if self.limits.require_sandbox and missing:
             raise SandboxError("the sandbox is required but these layers failed: " + "; ".join(
                 f"{k}: {v}" for k, v in missing.items()))
         return self.report

@@ -26,7 +26,6 @@ from pathlib import Path
 
 MAX_TIMESTAMP_BYTES = 4096  # nbgrader's timestamp is one line of ~30 characters
 MAX_NOTEBOOK_BYTES = 64 * 1024 ** 2  # a submitted notebook larger than this is not read at all
-QUARANTINE_DIR = "quarantine"
 
 log = logging.getLogger(__name__)
 
@@ -106,8 +105,9 @@ def quarantine_submission(submission_dir: Path, quarantine_dir: Path) -> list[st
 def quarantine_folder(course_root: Path, student: str, assignment: str) -> Path:
     """Where the unsafe entries of one submission are kept (inside the private ``.grader/``)."""
     from grader.course import Course
+    from grader.state_folders import QUARANTINE
 
-    return Course(Path(course_root)).state_dir / QUARANTINE_DIR / assignment / student
+    return Course(Path(course_root)).state_dir / QUARANTINE / assignment / student
 
 
 def make_pre_convert_hook(course_root: str | os.PathLike):

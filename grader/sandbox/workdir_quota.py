@@ -2,7 +2,7 @@
 
 A per-file size limit (RLIMIT_FSIZE) does not stop 64 files of 16 MiB, nor 20 000 empty ones.
 Instead the kernel works in a tmpfs mounted by the grading process (``size`` and ``nr_inodes``
-set from the policy), which the sandbox binds at the working folder's usual path. Before the
+set from the sandbox limits), which the sandbox binds at the working folder's usual path. Before the
 kernel starts, the submission's files are copied in (not the notebook being graded); after every
 sandbox process is dead, what the kernel left is copied back into the real folder: only regular
 files and folders, never following a link, owned by the folder's owner, with safe modes
@@ -18,7 +18,7 @@ import shutil
 import stat
 
 from .launcher import MNT_DETACH, MS_NODEV, MS_NOEXEC, MS_NOSUID, libc, mount
-from .policy import SandboxError
+from .limits import SandboxError
 
 COPY_CHUNK = 1024 * 1024
 SAFE_FILE_MODE = 0o644

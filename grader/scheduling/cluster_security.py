@@ -32,9 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.course import Course
+from grader.settings import CLUSTER_CERTS
+from grader.state_folders import CLUSTER_CERTIFICATES as CERTS_DIR_NAME
+from grader.state_folders import STATE_DIR_NAME
 
-CERTS_VARIABLE = "GRADER_CLUSTER_CERTS"
-CERTS_DIR_NAME = "cluster-certs"
+CERTS_VARIABLE = CLUSTER_CERTS.name
 CA_FILE = "ca.pem"
 ROLES = ("scheduler", "worker", "client")
 DEFAULT_DAYS = 365
@@ -64,10 +66,10 @@ def key_file(folder: Path, role: str) -> Path:
 
 def certificates_folder(course: Course) -> Path:
     """Where the course's cluster certificates are: ``$GRADER_CLUSTER_CERTS`` or ``.grader/cluster-certs``."""
-    configured = os.environ.get(CERTS_VARIABLE)
+    configured = CLUSTER_CERTS.read()
     if configured:
         return Path(configured).expanduser().resolve()
-    return course.root / ".grader" / CERTS_DIR_NAME
+    return course.root / STATE_DIR_NAME / CERTS_DIR_NAME
 
 
 # ---- making the CA and the certificates --------------------------------------------------------
@@ -313,7 +315,7 @@ def certificates_report(course: Course) -> tuple[bool, str] | None:
     from cryptography.exceptions import InvalidSignature
 
     folder = certificates_folder(course)
-    if not folder.exists() and CERTS_VARIABLE not in os.environ:
+    if not folder.exists() and not CLUSTER_CERTS.is_set():
         return None
     problems = certificate_problems(folder) if folder.is_dir() else [f"{folder} does not exist"]
     if problems:

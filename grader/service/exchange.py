@@ -42,6 +42,7 @@ from grader.service.inbound import (
     nbgrader_timestamp,
     read_secret,
 )
+from grader.state_folders import COLLECT_STAGING
 
 
 class CourseExchange:
@@ -140,7 +141,7 @@ class CourseExchange:
         return self._plugin_collect(folder, dest)
 
     def _plugin_collect(self, folder: InboundFolder, dest: Path) -> Collected:
-        staging = self.course.state_dir / "collecting"
+        staging = self.course.state_dir / COLLECT_STAGING
         collected = staging / "submitted" / folder.student / folder.assignment
         if collected.exists():
             shutil.rmtree(collected)

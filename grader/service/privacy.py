@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.course import REPO_ROOT, Course
+from grader.state_folders import STATE_DIR_NAME
 
 COURSE_PATHS = ("source", "gradebook.db", "gradebook.db-wal", "gradebook.db-shm", "autograded",
-                "submitted", "feedback", ".grader", "nbgrader_config.py")
+                "submitted", "feedback", STATE_DIR_NAME, "nbgrader_config.py")
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def _mode(path: Path) -> int:
 
 def private_paths(course: Course) -> list[tuple[Path, str]]:
     """(path, what it holds) that only the instructor may read, for ``course``."""
-    from grader.sandbox.policy import package_dirs
+    from grader.sandbox.limits import package_dirs
 
     paths = [(course.root, "course folder")]
     paths += [(course.root / name, name) for name in COURSE_PATHS]

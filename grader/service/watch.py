@@ -52,7 +52,8 @@ from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, HandinRefused, h
 from grader.service.journal import GRADED, HELD, RECEIVED, RELEASED, WAITING, Journal, Row
 from grader.service.notice import SETTLING_SECONDS, Wakeup
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
-from grader.service_policy import GradingService, load_policy
+from grader.service_policy import GradingService, load_service_policy
+from grader.state_folders import HANDIN_ARCHIVE, REFUSAL_STAGING, SERVICE_JOURNAL, SERVICE_LOCK
 
 log = logging.getLogger("grader.watch")
 HOUR = 3600.0
@@ -105,12 +106,12 @@ class GradingLoop:
         self.course = course
         self.scheduler = scheduler  # a Dask scheduler's address: grade on that cluster
         self.insecure_scheduler = insecure_scheduler  # accept one without mutual TLS
-        self.policy = policy or load_policy(course)
+        self.policy = policy or load_service_policy(course)
         self.workers = workers or self.policy.workers
         self.clock = clock
         self.exchange = CourseExchange(course)
-        self.journal = Journal(course.state_dir / "service.sqlite")
-        self.archive_root = course.state_dir / "submissions"
+        self.journal = Journal(course.state_dir / SERVICE_JOURNAL)
+        self.archive_root = course.state_dir / HANDIN_ARCHIVE
         self.limits = Limits(int(self.policy.max_notebook_megabytes * 1e6), self.policy.max_cells)
         self._stopping = False
         self._pool: cf.ProcessPoolExecutor | None = None
@@ -136,7 +137,7 @@ class GradingLoop:
 
     def _lock(self) -> int:
         """Hold ``.grader/service.lock`` while serving: one service per course folder."""
-        path = self.course.state_dir / "service.lock"
+        path = self.course.state_dir / SERVICE_LOCK
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -304,7 +305,7 @@ class GradingLoop:
     def _answer_refused(self, row: Row) -> None:
         """Tell a refused hand-in's author why, through a staging folder: the course's own
         ``feedback/`` (the named student's real feedback) is never touched by it."""
-        staging = self.course.state_dir / "refusing"
+        staging = self.course.state_dir / REFUSAL_STAGING
         page = pages.status_page_of(row.student, row.assignment, row.timestamp, "refused", row.refusal,
                             "hand in your own work from your own account with Submit "
                             "(nbgrader submit), holding only the files of your assignment folder.")

@@ -20,6 +20,7 @@ from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdi
 from grader.course import Course
 from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
 from grader.grading.probe_cells import METADATA_KEY
+from grader.state_folders import QUIZ_ANSWERS
 
 MAX_REPORT_BYTES = 2_000_000
 # The error output that makes nbgrader score a test cell 0 (its name is what a student may see).
@@ -101,13 +102,9 @@ def reported_answer(outputs, record) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-#: Where the grading side keeps each student's latest quiz answers (for the class report).
-QUIZ_ANSWERS_FOLDER = "quiz_answers"
-
-
 def write_quiz_answers(state_dir: Path, assignment: str, student: str, answers: dict) -> None:
     """Keep ``student``'s graded quiz answers of ``assignment`` in the private ``.grader/`` folder."""
-    folder = Path(state_dir) / QUIZ_ANSWERS_FOLDER / assignment
+    folder = Path(state_dir) / QUIZ_ANSWERS / assignment
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{student}.json"
     temporary = target.with_suffix(".json.tmp")

@@ -14,8 +14,6 @@ import json
 import secrets
 from pathlib import Path
 
-from traitlets import Integer
-
 from grader import kernel_side
 from grader.checks import get_check
 from grader.grading.gradebook_cells import notebook_cells
@@ -29,6 +27,7 @@ from grader.grading.submission_fingerprint import (
     notebook_fingerprint,
     submission_fingerprint,
 )
+from grader.settings import traits_of
 from solutions.variants import numbers_for
 
 _KERNEL_PROBE_SOURCE = Path(kernel_side.__file__).read_text(encoding="utf-8")
@@ -54,12 +53,7 @@ def injected_source(plan: dict) -> str:
 class PrepareProbes(CoursePreprocessor):
     """Replace each probe cell's source by this run's probe code; keep the plan in cell metadata."""
 
-    seed = Integer(
-        None, allow_none=True,
-        help="Fixed seed for the hidden inputs of every notebook (for debugging a check); None derives each "
-             "submission's seed from the course secret, the student, the assignment and what was handed in "
-             "(the code by its parse tree, the files beside the notebook).",
-    ).tag(config=True)
+    locals().update(traits_of("PrepareProbes"))  # seed (grader.settings)
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]

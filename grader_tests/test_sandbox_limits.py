@@ -7,10 +7,10 @@ import random
 import pytest
 from traitlets.config import Config
 
-from grader.sandbox import SandboxedExecute, SandboxError, SandboxPolicy
+from grader.sandbox import SandboxedExecute, SandboxError, SandboxLimits
 from grader.sandbox.execute import gradebook_files
 from grader.sandbox.kernel_manager import describe_exit
-from grader.sandbox.policy import package_dirs, policy_from_settings, python_prefixes
+from grader.sandbox.limits import load_sandbox_limits, package_dirs, python_prefixes
 from grader.sandbox.run import SandboxRun
 from grader.sandbox.uid_slots import reserve_uid
 
@@ -19,40 +19,40 @@ from grader.sandbox.uid_slots import reserve_uid
                                      "file_size_limit", "open_files_limit"])
 def test_non_positive_limit_is_rejected_naming_the_setting(setting):
     with pytest.raises(ValueError, match=f"{setting} must be a positive integer"):
-        SandboxPolicy(**{setting: 0})
+        SandboxLimits(**{setting: 0})
 
 
 def test_open_files_limit_too_small_for_a_kernel_is_rejected():
     with pytest.raises(ValueError, match="at least 64"):
-        SandboxPolicy(open_files_limit=10)
+        SandboxLimits(open_files_limit=10)
 
 
 def test_relative_hidden_path_is_rejected():
     with pytest.raises(ValueError, match="absolute paths"):
-        SandboxPolicy(hidden_paths=("gradebook.db",))
+        SandboxLimits(hidden_paths=("gradebook.db",))
 
 
 def test_uid_range_beyond_the_largest_uid_is_rejected():
     with pytest.raises(ValueError, match="uid range"):
-        SandboxPolicy(uid_base=2 ** 32 - 10, uid_count=100)
+        SandboxLimits(uid_base=2 ** 32 - 10, uid_count=100)
 
 
 def test_limit_set_to_none_is_left_unlimited():
-    assert SandboxPolicy(memory_limit=None).memory_limit is None
+    assert SandboxLimits(memory_limit=None).memory_limit is None
 
 
-def test_nbgrader_config_reaches_the_policy():
+def test_nbgrader_config_reaches_the_sandbox_limits():
     config = Config()
     config.SandboxedExecute.memory_limit = 3 * 2 ** 30
     config.SandboxedExecute.sandbox_env = {"COURSE": "sal"}
-    policy = SandboxedExecute(config=config).sandbox_policy()
-    assert policy.memory_limit == 3 * 2 ** 30
-    assert dict(policy.extra_env) == {"COURSE": "sal"}
+    limits = SandboxedExecute(config=config).sandbox_limits()
+    assert limits.memory_limit == 3 * 2 ** 30
+    assert dict(limits.sandbox_env) == {"COURSE": "sal"}
 
 
 def test_settings_mapping_ignores_executor_options():
-    policy = policy_from_settings({"timeout": 30, "max_processes": 12})
-    assert policy.max_processes == 12
+    limits = load_sandbox_limits({"timeout": 30, "max_processes": 12})
+    assert limits.max_processes == 12
 
 
 def test_grading_packages_are_found_without_importing_them():
@@ -104,11 +104,11 @@ def test_released_uid_can_be_reserved_again():
 
 def test_working_folder_holding_the_gradebook_is_refused(tmp_path):
     (tmp_path / "gradebook.db").write_text("")
-    run = SandboxRun(SandboxPolicy(), str(tmp_path), course_root=str(tmp_path))
+    run = SandboxRun(SandboxLimits(), str(tmp_path), course_root=str(tmp_path))
     with pytest.raises(SandboxError, match="gradebook.db"):
         run.prepare()
 
 
 def test_missing_working_folder_is_refused(tmp_path):
     with pytest.raises(SandboxError, match="does not exist"):
-        SandboxRun(SandboxPolicy(), str(tmp_path / "absent"))
+        SandboxRun(SandboxLimits(), str(tmp_path / "absent"))

@@ -1,0 +1,78 @@
+"""Every folder and file inside a course's private ``.grader/`` folder, named once.
+
+``.grader/`` (``Course.state_dir``, mode 0700) belongs to the account that grades; no kernel and no
+student can reach it. Each module takes its entry's name from here (``course.state_dir / RUN_RECORDS``),
+and :data:`STATE_ENTRIES` says what each holds and who reads it (the settings reference shows it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+STATE_DIR_NAME = ".grader"
+
+# ---- grading (grader autograde, the service's workers, Dask workers) ---------------------------
+RUN_RECORDS = "autograde"
+UNGRADABLE_REASONS = "ungradable"
+QUIZ_ANSWERS = "quiz_answers"
+QUARANTINE = "quarantine"
+ATTEMPT_HISTORY = "attempts.sqlite"
+REFERENCE_STATISTICS = "reference_statistics.sqlite"
+COURSE_SECRET = "course_secret"
+AUTOGRADE_LOG = "autograde.log"
+CLUSTER_CERTIFICATES = "cluster-certs"
+# ---- the grading service (grader watch) ---------------------------------------------------------
+SERVICE_JOURNAL = "service.sqlite"
+SERVICE_LOCK = "service.lock"
+HANDIN_ARCHIVE = "submissions"
+REFUSAL_STAGING = "refusing"
+COLLECT_STAGING = "collecting"
+
+
+@dataclass(frozen=True)
+class StateEntry:
+    """One entry of ``.grader/``: ``relative`` is its path there (``<...>`` parts vary)."""
+
+    name: str
+    relative: str
+    holds: str
+    readers: str
+
+
+STATE_ENTRIES: tuple[StateEntry, ...] = (
+    StateEntry(RUN_RECORDS, f"{RUN_RECORDS}/<assignment>/<student>.json",
+               "the last grading run of each submission: its fingerprint, outcome and step times",
+               "grader autograde (skips what is up to date), grader report (timings)"),
+    StateEntry(UNGRADABLE_REASONS, f"{UNGRADABLE_REASONS}/<assignment>/<student>.txt",
+               "why a submission was not graded, in a sentence or two",
+               "the class report, the submission's feedback page"),
+    StateEntry(QUIZ_ANSWERS, f"{QUIZ_ANSWERS}/<assignment>/<student>.json",
+               "each student's latest graded quiz answers", "the class report (borrowed numbers)"),
+    StateEntry(QUARANTINE, f"{QUARANTINE}/<assignment>/<student>/",
+               "links, special files and oversized files moved out of a submission before grading",
+               "the instructor"),
+    StateEntry(ATTEMPT_HISTORY, ATTEMPT_HISTORY,
+               "the distinct wrong answers graded per assignment, student and quiz item",
+               "the grading process (c.AttemptCredit)"),
+    StateEntry(REFERENCE_STATISTICS, REFERENCE_STATISTICS,
+               "simulated reference statistics, computed once per grading code version",
+               "every grading process"),
+    StateEntry(COURSE_SECRET, COURSE_SECRET,
+               "the course's secret (mode 0600), from which each submission's hidden inputs are derived",
+               "the grading process only"),
+    StateEntry(AUTOGRADE_LOG, AUTOGRADE_LOG, "library warnings and logs of grader autograde",
+               "the instructor"),
+    StateEntry(CLUSTER_CERTIFICATES, f"{CLUSTER_CERTIFICATES}/",
+               "the grading cluster's CA, certificates and private keys (unless GRADER_CLUSTER_CERTS "
+               "names another folder)", "grader autograde --scheduler and its workers"),
+    StateEntry(SERVICE_JOURNAL, SERVICE_JOURNAL, "the grading service's record of every hand-in it has seen",
+               "grader watch"),
+    StateEntry(SERVICE_LOCK, SERVICE_LOCK, "held while a grading service serves the course (one at a time)",
+               "grader watch"),
+    StateEntry(HANDIN_ARCHIVE, f"{HANDIN_ARCHIVE}/<student>/<assignment>/<timestamp>-<digest>/",
+               "the service's private archive of every hand-in, as collected", "grader watch"),
+    StateEntry(REFUSAL_STAGING, f"{REFUSAL_STAGING}/",
+               "pages for refused hand-ins, staged before they are released to their author",
+               "grader watch"),
+    StateEntry(COLLECT_STAGING, f"{COLLECT_STAGING}/",
+               "hand-ins being collected through an nbgrader exchange plugin", "grader watch"),
+)
