@@ -14,19 +14,21 @@ tears down one sandbox: afterwards every process of it is dead, its folder is ha
 to the grader's user and holds only regular files and folders.
 
 Where a layer is unavailable (not Linux, neither root nor user namespaces, no ``unshare``) one
-warning names it
-and the others still apply, unless ``SandboxedExecute.require_sandbox`` is set; then the
+warning names it and the others still apply, unless ``SandboxedExecute.require_sandbox`` is set; then the
 notebook is not graded and the error says which layer is missing.
 """
-
-from .limits import SandboxError, SandboxLimits
 
 __all__ = ["SandboxedExecute", "SandboxedKernelManager", "SandboxError", "SandboxLimits"]
 
 
 def __getattr__(name):
     # Imported on first use: nbgrader and jupyter_client are slow to import, and the
-    # doctor and the launcher's helpers do not need them.
+    # doctor and the launcher's helpers do not need them; the limits need traitlets (through
+    # grader.settings), which `make demo` has not installed yet when it asks
+    # grader.sandbox.privileges whether this machine can build the sandbox.
+    if name in ("SandboxError", "SandboxLimits"):
+        from . import limits
+        return getattr(limits, name)
     if name == "SandboxedExecute":
         from .execute import SandboxedExecute
         return SandboxedExecute
