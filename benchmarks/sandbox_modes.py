@@ -63,11 +63,11 @@ def worker(fork: bool, runs: int) -> dict[str, list[float]]:
 
 
 def run_way(without_root: bool, fork: bool, runs: int, user) -> dict[str, list[float]]:
-    argv = [__file__, "--worker", "zygote" if fork else "exec", "--runs", str(runs)]
-    if without_root:
-        result = user.run(["python", *argv], timeout=1800)
+    argv = ["--worker", "zygote" if fork else "exec", "--runs", str(runs)]
+    if without_root:  # the account's copy of the checkout (this one may be private)
+        result = user.run(["python", str(user.checkout / "benchmarks" / Path(__file__).name), *argv], timeout=1800)
     else:
-        result = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=1800)
+        result = subprocess.run([sys.executable, __file__, *argv], capture_output=True, text=True, timeout=1800)
     lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
     if result.returncode != 0 or not lines:
         raise SystemExit(f"a worker failed ({result.returncode}):\n{result.stdout}\n{result.stderr[-4000:]}")

@@ -6,11 +6,12 @@ gets an environment of its own in a folder everyone can traverse: a venv of ``/u
 (or whichever python3.11 every account can execute) whose ``site-packages`` and ``share`` are
 read-only bind mounts of this environment's, and whose scripts (``grader``, ``nbgrader``,
 ``alembic``, ...) are this environment's with their first line pointing at the new interpreter.
-The checkout itself must be readable by everyone (the editable install imports ``grader`` and
-``solutions`` from it).
+The checkout may be private too, so the account gets a copy of its tracked files in its home
+(``checkout``, its own, with ``.venv`` pointing at its environment, as ``make install`` leaves it),
+first on its ``PYTHONPATH``: ``grader`` and ``solutions`` are imported from there.
 
     with ordinary_user("rootless") as user:
-        user.run(["grader", "demo", "--dir", str(user.home / "demo-course")])
+        user.run(["make", "demo"], cwd=user.checkout)
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from grader.course import REPO_ROOT
 from grader.service.student import temporary_accounts
 from grader_tests.student_accounts import root_skip_reason, student_python
 
@@ -33,11 +35,16 @@ PACKAGE_FOLDERS = (Path(sysconfig.get_paths()["purelib"]), Path(sys.prefix) / "s
 
 @dataclass(frozen=True)
 class OrdinaryUser:
-    """``name``: the account; ``home``: its private home (0700, its own); ``venv``: its environment."""
+    """``name``: the account; ``home``: its private home (0700, its own); ``venv``: its environment;
+    ``checkout``: its copy of the checkout."""
 
     name: str
     home: Path
     venv: Path
+
+    @property
+    def checkout(self) -> Path:
+        return self.home / "checkout"
 
     @property
     def bin(self) -> Path:
@@ -45,7 +52,7 @@ class OrdinaryUser:
 
     def environment(self) -> dict[str, str]:
         return {"HOME": str(self.home), "USER": self.name, "LOGNAME": self.name, "LANG": "C.UTF-8",
-                "PATH": f"{self.bin}:/usr/bin:/bin"}
+                "PATH": f"{self.bin}:/usr/bin:/bin", "PYTHONPATH": str(self.checkout)}
 
     def run(self, argv: list[str], cwd: Path | None = None, timeout: float = 900,
             env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -89,6 +96,18 @@ def _venv_for_everyone(top: Path) -> Path:
     return venv
 
 
+def _copy_checkout(target: Path, venv: Path) -> None:
+    """The checkout's tracked files at ``target``, with ``.venv`` an installed ``venv``."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, files.decode().split("\0")):
+        source = REPO_ROOT / name
+        if source.is_file() and not source.is_symlink():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    (target / ".venv").symlink_to(venv)
+    (venv / ".installed").touch()  # make's stamp: the environment is installed
+
+
 def _unmount_all(top: Path) -> None:
     for target in (top / "venv" / "share", *sorted((top / "venv" / "lib").glob("python*/site-packages"))):
         subprocess.run(["umount", "--lazy", str(target)], capture_output=True)
@@ -106,8 +125,10 @@ def ordinary_user(name: str) -> Iterator[OrdinaryUser]:
             account = accounts[name]
             home = top / "home"
             home.mkdir(mode=0o700)
-            shutil.chown(home, account, account)
-            yield OrdinaryUser(account, home, venv)
+            user = OrdinaryUser(account, home, venv)
+            _copy_checkout(user.checkout, venv)
+            subprocess.run(["chown", "-R", f"{account}:{account}", str(home)], check=True)
+            yield user
     finally:
         _unmount_all(top)
         shutil.rmtree(top, ignore_errors=True)

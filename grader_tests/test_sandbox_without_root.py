@@ -2,7 +2,7 @@
 
 Root makes a temporary account with an environment of its own (``ordinary_user``); as that account
 a course is laid out in its home and a notebook of probe cells is graded with the course's setting
-``require_sandbox = True``, in a kernel forked from the zygote. Each cell reports from inside the
+``require_sandbox = True``, in a kernel forked from the zygote and in one started by exec. Each cell reports from inside the
 kernel; each test below checks one of the reports. Then the account runs ``make demo`` in a copy of
 the checkout.
 """
@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
-from grader.course import REPO_ROOT
 from grader.sandbox.limits import package_dirs
 from grader_tests.ordinary_user import ordinary_user, skip_reason
 
@@ -28,7 +25,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
 from grader.sandbox import SandboxedExecute
 
-home, solutions, start = sys.argv[1], sys.argv[2], sys.argv[3]
+home, solutions, original_solutions, start = sys.argv[1:5]
 course = os.path.join(home, "course")
 shutil.rmtree(course, ignore_errors=True)  # the other kernel start's
 work = os.path.join(course, "autograded", "student", "ps1")
@@ -44,7 +41,7 @@ listener.bind(("127.0.0.1", 0))
 listener.listen(1)
 targets = {"course folder": course, "gradebook": os.path.join(course, "gradebook.db"),
            "course secret": os.path.join(course, ".grader", "course_secret"),
-           "solutions": solutions, "home": home}
+           "solutions": solutions, "original solutions": original_solutions, "home": home}
 cells = [
     "import json, os, sys, time\n"
     "print(json.dumps({'forked': 'numpy' in sys.modules, 'pid': os.getpid(), 'uid': os.getuid(),"
@@ -129,8 +126,8 @@ def reports(user, request):
     script = user.home / "grade_probes.py"
     script.write_text(GRADE_PROBES)
     shutil.chown(script, user.name, user.name)
-    solutions = package_dirs(["solutions"])[0]
-    result = user.run(["python", str(script), str(user.home), solutions, request.param], timeout=600)
+    result = user.run(["python", str(script), str(user.home), str(user.checkout / "solutions"),
+                       package_dirs(["solutions"])[0], request.param], timeout=600)
     lines = [line for line in result.stdout.splitlines() if line.startswith("REPORTS ")]
     assert lines, f"grading as {user.name} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
     return json.loads(lines[-1][len("REPORTS "):])
@@ -165,12 +162,13 @@ def test_the_kernel_cannot_read_the_courses(reports, target):
     assert reports[1][target] in ("FileNotFoundError", "PermissionError")
 
 
-def test_the_kernel_cannot_read_the_solutions_package(reports):
-    assert reports[1]["solutions"] in ("FileNotFoundError", "PermissionError")
+@pytest.mark.parametrize("copy", ["solutions", "original solutions"])
+def test_the_kernel_cannot_read_the_solutions_package(reports, copy):
+    assert reports[1][copy] in ("FileNotFoundError", "PermissionError")
 
 
 def test_the_kernel_sees_nothing_of_the_accounts_home(reports):
-    assert reports[1]["home"] in (["course"], "FileNotFoundError", "PermissionError")
+    assert "checkout" not in reports[1]["home"]
 
 
 def test_the_kernel_cannot_reach_a_listener_on_the_loopback_outside(reports):
@@ -197,30 +195,12 @@ def test_the_kernel_survives_what_was_killed_of_its_children(reports):
     assert reports[5] == {"alive": True}
 
 
-def _checkout_copy(user) -> Path:
-    """The tracked files of the checkout, copied into the account's home, with its environment."""
-    copy = user.home / "checkout"
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True).stdout
-    for name in filter(None, files.decode().split("\0")):
-        source = REPO_ROOT / name
-        if source.is_file():
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copy / name)
-    (copy / ".venv").symlink_to(user.venv)
-    (user.venv / ".installed").touch()  # make's stamp: the environment is installed
-    subprocess.run(["chown", "-R", f"{user.name}:{user.name}", str(copy)], check=True)
-    return copy
-
-
 @pytest.fixture(scope="module")
 def demo(user):
-    """``make demo`` run by the account in its copy of the checkout: (exit code, output)."""
-    copy = _checkout_copy(user)
-    # The copy's packages come first, so the demo works in the copy (the environment's editable
-    # install points at the original checkout).
-    result = user.run(["make", "demo", "PYTHON=/usr/bin/python3.11"], cwd=copy, timeout=1800,
-                      env={"PYTHONPATH": str(copy), "COLUMNS": "100"})
-    return result.returncode, result.stdout + result.stderr, copy
+    """``make demo`` run by the account in its copy of the checkout: (exit code, output, copy)."""
+    result = user.run(["make", "demo", "PYTHON=/usr/bin/python3.11"], cwd=user.checkout, timeout=1800,
+                      env={"COLUMNS": "100"})
+    return result.returncode, result.stdout + result.stderr, user.checkout
 
 
 def test_make_demo_as_an_ordinary_account_ends_with_the_class_report_page(demo):
