@@ -22,10 +22,9 @@ __all__ = ["SandboxedExecute", "SandboxedKernelManager", "SandboxError", "Sandbo
 
 
 def __getattr__(name):
-    # Imported on first use: nbgrader and jupyter_client are slow to import, and the
-    # doctor and the launcher's helpers do not need them; the limits need traitlets (through
-    # grader.settings), which `make demo` has not installed yet when it asks
-    # grader.sandbox.privileges whether this machine can build the sandbox.
+    # Imported on first use: nbgrader and jupyter_client are slow to import, the doctor and the
+    # launcher's helpers do not need them, and ``python -m grader.sandbox.privileges`` must run
+    # with a bare Python before anything is installed.
     if name in ("SandboxError", "SandboxLimits"):
         from . import limits
         return getattr(limits, name)
