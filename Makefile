@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# demo-needs stops a demo that cannot grade here (not root) before anything is installed or run.
+# demo-needs stops a demo that cannot grade here (neither root nor user namespaces) before anything is installed or run.
 demo-needs:
 	@if command -v $(PYTHON) >/dev/null; then $(PYTHON) -m grader.sandbox.privileges; fi
 

@@ -7,12 +7,14 @@
 
 The kernel process runs in new mount, network, PID, IPC and UTS namespaces built by
 ``launcher.py`` (see there), as a private unprivileged uid with resource limits and a
-minimal environment; it talks to the grader over Unix sockets. ``run.py`` prepares and
+minimal environment; it talks to the grader over Unix sockets. Without root the same namespaces
+are built inside a user namespace of the grader's own (``unprivileged.py``: which layers are
+weaker there, and why). ``run.py`` prepares and
 tears down one sandbox: afterwards every process of it is dead, its folder is handed back
 to the grader's user and holds only regular files and folders.
 
-Where a layer is unavailable (not Linux, not root, no ``unshare``) one warning names it
-and the others still apply, unless ``SandboxedExecute.require_sandbox`` is set; then the
+Where a layer is unavailable (not Linux, neither root nor user namespaces, no ``unshare``) one
+warning names it and the others still apply, unless ``SandboxedExecute.require_sandbox`` is set; then the
 notebook is not graded and the error says which layer is missing.
 """
 
