@@ -1,4 +1,9 @@
 """The names of the sandbox's protection layers and the ``unshare`` flags of its namespaces."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 # Names of the protection layers, as they appear in warnings, errors and `grader doctor`.
 FILESYSTEM = "filesystem isolation"      # private root: no course files; writes to its folder only
@@ -20,3 +25,16 @@ NAMESPACE_FLAGS = {
     PROCESS_CLEANUP: ("--pid", "--fork", "--kill-child"),
 }
 EXTRA_NAMESPACE_FLAGS = ("--ipc", "--uts")
+
+
+def try_unshare(unshare: str, flags: tuple[str, ...], script: str = "") -> str | None:
+    """Run ``script`` (Python; a no-op by default) in new namespaces; None if that worked, else the reason."""
+    probe = [unshare, *flags, "--", sys.executable, "-I", "-S", "-c", script]
+    try:
+        result = subprocess.run(probe, capture_output=True, text=True, timeout=30,
+                                env={"PATH": os.defpath})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"cannot run unshare: {exc}"
+    if result.returncode != 0:
+        return (result.stderr.strip().splitlines() or ["unshare failed"])[-1]
+    return None

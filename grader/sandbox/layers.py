@@ -6,7 +6,6 @@ import dataclasses
 import functools
 import os
 import shutil
-import subprocess
 import sys
 
 # The layers' names (also ``L.FILESYSTEM`` etc. here) and their unshare flags.
@@ -23,6 +22,7 @@ from .layer_names import (  # noqa: F401
     PROCESS_LIMIT,
     RESOURCE_LIMITS,
     WORKDIR_QUOTA,
+    try_unshare,
 )
 
 ROOT_MODE = "root"
@@ -67,19 +67,6 @@ def unprivileged_support(unshare: str | None) -> LayerSupport:
     return LayerSupport(**detect(unshare))
 
 
-def _try_unshare(unshare: str, flags: tuple[str, ...]) -> str | None:
-    """Run a no-op in new namespaces; None if that worked, else the reason."""
-    probe = [unshare, *flags, "--", sys.executable, "-I", "-S", "-c", ""]
-    try:
-        result = subprocess.run(probe, capture_output=True, text=True, timeout=30,
-                                env={"PATH": os.defpath})
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"cannot run unshare: {exc}"
-    if result.returncode != 0:
-        return (result.stderr.strip().splitlines() or ["unshare failed"])[-1]
-    return None
-
-
 @functools.lru_cache(maxsize=1)
 def detect_layers() -> LayerSupport:
     """Probe once per process which layers work (Linux, util-linux ``unshare``; root, or user
@@ -107,13 +94,13 @@ def detect_layers() -> LayerSupport:
             missing[layer] = "the unshare command (util-linux) is not installed"
         return LayerSupport(None, missing)
     all_flags = tuple(f for layer in namespace_layers for f in NAMESPACE_FLAGS[layer])
-    if _try_unshare(unshare, all_flags + EXTRA_NAMESPACE_FLAGS) is None:
+    if try_unshare(unshare, all_flags + EXTRA_NAMESPACE_FLAGS) is None:
         return LayerSupport(unshare, missing, EXTRA_NAMESPACE_FLAGS)
     for layer in namespace_layers:
-        reason = _try_unshare(unshare, NAMESPACE_FLAGS[layer])
+        reason = try_unshare(unshare, NAMESPACE_FLAGS[layer])
         if reason is not None:
             missing[layer] = f"unshare {' '.join(NAMESPACE_FLAGS[layer])} failed: {reason}"
     if FILESYSTEM in missing:
         missing[WORKDIR_QUOTA] = "needs filesystem isolation (a private mount namespace)"
-    extra = tuple(flag for flag in EXTRA_NAMESPACE_FLAGS if _try_unshare(unshare, (flag,)) is None)
+    extra = tuple(flag for flag in EXTRA_NAMESPACE_FLAGS if try_unshare(unshare, (flag,)) is None)
     return LayerSupport(unshare, missing, extra)

@@ -16,8 +16,6 @@ RLIMIT_NPROC per user namespace since 5.14); the rest is in :data:`WEAKER`.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 from . import layer_names as L
 
@@ -96,15 +94,7 @@ def probe_unprivileged(unshare: str, flags: tuple[str, ...] = NAMESPACE_FLAGS) -
               "    if libc.mount(fs, b'/proc' if fs == b'proc' else b'/tmp', fs, 0, None):\n"
               "        sys.exit('mounting %s in the new namespaces: %s'\n"
               "                 % (fs.decode(), os.strerror(ctypes.get_errno())))\n")
-    command = [unshare, *USER_FLAGS, *flags, "--", sys.executable, "-I", "-S", "-c", script]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=30,
-                                env={"PATH": os.defpath})
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"cannot run unshare: {exc}"
-    if result.returncode != 0:
-        return (result.stderr.strip().splitlines() or ["unshare failed"])[-1]
-    return None
+    return L.try_unshare(unshare, (*USER_FLAGS, *flags), script)
 
 
 def detect(unshare: str | None) -> dict:
