@@ -1,11 +1,11 @@
-# Entry points after cloning:  `make demo` (the main job), `make test` (the test suite) and
-# `make quicktest` (its quick part).
+# Entry points after cloning:  `make demo` (the main job), `make test` (the test suite),
+# `make quicktest` (its quick part) and `make docs` (the documentation site, into site/).
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo demo-needs test quicktest install release clean hub
+.PHONY: demo demo-needs test quicktest docs install release clean hub
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# demo-needs stops a demo that cannot grade here (not root) before anything is installed or run.
+# demo-needs stops a demo that cannot grade here (neither root nor user namespaces) before anything is installed or run.
 demo-needs:
 	@if command -v $(PYTHON) >/dev/null; then $(PYTHON) -m grader.sandbox.privileges; fi
 
@@ -26,7 +26,7 @@ demo: demo-needs $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
-# A complete local course hub on 127.0.0.1:8000 (as root; Ctrl-C tears it down): README "On a JupyterHub".
+# A complete local course hub on 127.0.0.1:8000 (as root; Ctrl-C tears it down): docs/operations/hub.md.
 hub: $(STAMP)
 	$(BIN)/grader hub up
 
@@ -34,8 +34,12 @@ hub: $(STAMP)
 quicktest: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not slow"
 
+# The documentation site, built into site/; a warning (a broken link, a missing page) is an error.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 release: $(STAMP)
 	$(BIN)/grader release
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted feedback grades.csv demo-course
+	rm -rf $(VENV) gradebook.db submitted feedback grades.csv demo-course site

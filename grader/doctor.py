@@ -56,6 +56,7 @@ class Finding:
     protection: str
     active: bool
     detail: str
+    weaker: bool = False  # active, in the weaker form of the sandbox without root
 
 
 def load_settings(config_file: str | None) -> dict:
@@ -131,6 +132,7 @@ def attack(limits: SandboxLimits) -> tuple[dict, SandboxRun, list[int]]:
             "memory_limit": limits.memory_limit, "file_size_limit": limits.file_size_limit,
             "cpu_time_limit": limits.cpu_time_limit,
             "open_files_limit": limits.open_files_limit, "daemon_marker": marker,
+            "grader_uid_in_own_namespace": not L.detect_layers().as_root,
         }
         with open(doctor_checks.__file__) as script:
             source = script.read()
@@ -150,6 +152,8 @@ def attack(limits: SandboxLimits) -> tuple[dict, SandboxRun, list[int]]:
             except ValueError:
                 raise RuntimeError("the sandboxed attack script produced no report: "
                                    + run.log_tail().strip()) from None
+            findings["write"] = [_landed(folder, finding)
+                                 for folder, finding in zip(paths["forbidden_dirs"], findings["write"])]
         finally:
             listener.close()
             for name, value in saved_env.items():
@@ -161,6 +165,19 @@ def attack(limits: SandboxLimits) -> tuple[dict, SandboxRun, list[int]]:
         for pid in processes_with_marker(marker):
             os.kill(pid, 9)
     return findings, run, leftovers
+
+
+def _landed(folder: str, finding: list) -> list:
+    """A write finding judged by the real ``folder``: the sandbox's marker file is there (then
+    removed), or the write went to a folder of the sandbox's own private filesystem."""
+    blocked, detail = finding
+    marker = os.path.join(folder, doctor_checks.WRITE_MARKER)
+    if blocked:
+        return finding
+    if os.path.lexists(marker):
+        os.remove(marker)
+        return [False, detail]
+    return [True, f"{folder}: written in the sandbox's private filesystem only, not in the real folder"]
 
 
 def _run_script(run: SandboxRun, arguments: dict) -> dict:
@@ -231,7 +248,7 @@ def attack_tree(limits: SandboxLimits) -> list[Finding]:
     def row(protection, active, detail, layer):
         if layer in missing:
             return Finding(protection, False, f"{missing[layer]}; {detail}")
-        return Finding(protection, bool(active), detail)
+        return weaker_row(run, Finding(protection, bool(active), detail), layer)
 
     used, wall = findings["cpu"]
     throttled = cpu_stat.get("nr_throttled", 0) or cpu_stat.get("nr_throttled_usec", 0)
@@ -239,9 +256,10 @@ def attack_tree(limits: SandboxLimits) -> list[Finding]:
     cpu_detail = (f"3 busy processes in new sessions used {used:.1f} CPU-s in {wall:.1f} s "
                   f"({'throttled by the quota' if throttled else 'not throttled: the machine is busy'}); "
                   f"quota {quota} CPU {'in place' if quota_set else 'NOT in place'}, weight {limits.cpu_weight}")
-    tree_memory_ok = findings["tree_memory"][0] and oom_kills > 0
+    tree_memory_ok = findings["tree_memory"][0] and (oom_kills > 0 or run.cgroup is None)
+    tree_processes_ok = findings["tree_processes"][0] and (pids_events.get("max", 0) > 0 or run.cgroup is None)
     return [
-        row("process tree limit", findings["tree_processes"][0] and pids_events.get("max", 0) > 0,
+        row("process tree limit", tree_processes_ok,
             f"{findings['tree_processes'][1]} (probe limit {TREE_PROBE['tree_process_limit']}; {configured})",
             L.CGROUPS),
         row("memory of the process tree", tree_memory_ok, f"{findings['tree_memory'][1]} ({configured})",
@@ -309,7 +327,7 @@ def assess(findings: dict, run: SandboxRun, leftovers: list[int],
     def row(protection, blocked, detail, layer=None):
         if layer in missing:
             detail = f"{missing[layer]}; {detail}"
-        return Finding(protection, bool(blocked), detail)
+        return weaker_row(run, Finding(protection, bool(blocked), detail), layer)
 
     reads, writes = findings["read"], findings["write"]
     leaked = [detail for blocked, detail in reads + writes if not blocked]
@@ -339,13 +357,33 @@ def assess(findings: dict, run: SandboxRun, leftovers: list[int],
     return rows
 
 
+def weaker_row(run: SandboxRun, finding: Finding, layer: str | None) -> Finding:
+    """``finding`` marked weaker, with how, when the run provides ``layer`` in the weaker form of
+    the sandbox without root (``grader.sandbox.unprivileged``)."""
+    how = run.support.weaker.get(layer)
+    if how is None:
+        return finding
+    return dataclasses.replace(finding, weaker=finding.active,
+                               detail=f"{finding.detail}; weaker without root: {how}")
+
+
+def mode_finding(support: L.LayerSupport) -> Finding:
+    """The row that says how the sandbox is built here: as root, or in user namespaces."""
+    if support.as_root:
+        return Finding("sandbox mode", True, "built as root: a private uid per kernel, control groups")
+    return Finding("sandbox mode", not support.missing, (
+        f"built without root (uid {os.geteuid()}) in {support.mode}s; layers marked weaker hold "
+        "less than as root (sudo grader doctor probes the root sandbox)"), weaker=True)
+
+
 def print_table(rows: list[Finding], console: Console | None = None) -> None:
     table = Table(title="Grading sandbox: protections probed from inside")
     table.add_column("protection")
     table.add_column("status")
     table.add_column("detail", overflow="fold")
     for finding in rows:
-        status = "[green]active[/]" if finding.active else "[red]unavailable[/]"
+        status = ("[red]unavailable[/]" if not finding.active else
+                  "[yellow]active, weaker[/]" if finding.weaker else "[green]active[/]")
         table.add_row(finding.protection, status, finding.detail)
     (console or make_console()).print(table)
 
@@ -463,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
         if privacy:
             print_table(privacy)
         return 1
-    rows = assess(findings, run, leftovers, limits)
+    rows = [mode_finding(run.support), *assess(findings, run, leftovers, limits)]
     try:
         rows += attack_tree(limits)
         rows.append(check_output_limits(settings))

@@ -164,8 +164,8 @@ SETTINGS: tuple[Setting, ...] = (
     _kernel_manager("fork_from_zygote", "boolean", True, "",
                     "Fork each kernel from a process that has already imported ipykernel, numpy and "
                     "matplotlib (see grader.sandbox.zygote) instead of starting a new interpreter; the "
-                    "sandbox is the same. Used when the grader runs as root on Linux with this "
-                    "interpreter's ipykernel."),
+                    "sandbox is the same. Used on Linux (as root, or in user namespaces without root) with "
+                    "this interpreter's ipykernel."),
     _kernel_manager("quick_handshake", "boolean", True, "",
                     "Talk to the kernel as soon as it has answered (grader.sandbox.kernel_client), and retry "
                     "connecting to it and check for its exit every 5 ms. False: jupyter_client's own waits, "

@@ -2,9 +2,10 @@
 stranger in.
 
 Each test starts a real ``dask.distributed.LocalCluster`` (worker processes, 2 workers x 1 thread)
-closed by mutual TLS with certificates of ``grader cluster-certs``'s making, as the README's recipe
-starts ``dask scheduler`` and ``dask worker``, and grades submissions of the simulated class (``grader.demo.simulated_class``) or of the corpus in a
-private copy of the released course. Hidden inputs come from a fixed seed
+closed by mutual TLS with certificates of ``grader cluster-certs``'s making, as the recipe of
+``docs/operations/cluster.md`` starts ``dask scheduler`` and ``dask worker``, and grades submissions
+of the simulated class (``grader.demo.simulated_class``) or of the corpus in a private copy of the
+released course. Hidden inputs come from a fixed seed
 (``c.PrepareProbes.seed``) so two gradings of the same notebook must agree cell by cell.
 """
 from __future__ import annotations

@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -50,6 +51,9 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     if refusal:
         console.print(Text(refusal, style="red"), soft_wrap=True)
         return 1
+    weaker = weaker_layers_note()
+    if weaker:
+        console.print(Text(weaker, style="yellow"), soft_wrap=True)
     try:
         folder = prepare_demo_folder(directory or DEFAULT_DEMO_FOLDER)
     except DemoFolderError as exc:
@@ -123,6 +127,21 @@ def missing_layers_refusal() -> str | None:
             "are missing on this machine:\n" + "\n".join(f"  {layer}: {why}" for layer, why in missing.items())
             + "\n`grader doctor` probes each layer; in a container, allow unshare and mounts "
             "(--security-opt seccomp=unconfined, or --privileged).")
+
+
+def weaker_layers_note() -> str | None:
+    """Without root: how the sandbox is built and each layer that is weaker than as root (None
+    as root)."""
+    from grader.sandbox.layers import ALL_LAYERS, detect_layers
+
+    support = detect_layers()
+    if support.as_root:
+        return None
+    kept = [layer for layer in ALL_LAYERS if layer not in support.weaker and support.available(layer)]
+    return (f"Grading without root (uid {os.geteuid()}): every notebook runs in a sandbox built in "
+            f"{support.mode}s of its own. As with root: {', '.join(kept)}. Weaker:\n"
+            + "\n".join(f"  {layer}: {how}" for layer, how in support.weaker.items())
+            + "\n`grader doctor` probes each layer; `sudo make demo` builds the sandbox as root.")
 
 
 def graded_line(assignment: str, outcomes, seconds: float) -> str:

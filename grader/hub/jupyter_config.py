@@ -24,7 +24,8 @@ INSTRUCTOR_LAB_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:cou
                           "@jupyter/nbgrader:create-assignment")
 #: JupyterHub's servers refuse to be framed (frame-ancestors 'none'); JupyterLab shows the formgrader
 #: in a frame of the instructor's own page, so the instructor's server allows its own origin. On a
-#: hub without per-user subdomains every server shares that origin (see the README's production notes).
+#: hub without per-user subdomains every server shares that origin (docs/operations/hub.md, "On a production
+#: course server").
 INSTRUCTOR_FRAMING = "frame-ancestors 'self'"
 #: Seconds a single-user server may take to start on a busy 2-core machine.
 SPAWN_TIMEOUT = 180

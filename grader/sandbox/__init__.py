@@ -7,23 +7,27 @@
 
 The kernel process runs in new mount, network, PID, IPC and UTS namespaces built by
 ``launcher.py`` (see there), as a private unprivileged uid with resource limits and a
-minimal environment; it talks to the grader over Unix sockets. ``run.py`` prepares and
+minimal environment; it talks to the grader over Unix sockets. Without root the same namespaces
+are built inside a user namespace of the grader's own (``unprivileged.py``: which layers are
+weaker there, and why). ``run.py`` prepares and
 tears down one sandbox: afterwards every process of it is dead, its folder is handed back
 to the grader's user and holds only regular files and folders.
 
-Where a layer is unavailable (not Linux, not root, no ``unshare``) one warning names it
-and the others still apply, unless ``SandboxedExecute.require_sandbox`` is set; then the
+Where a layer is unavailable (not Linux, neither root nor user namespaces, no ``unshare``) one
+warning names it and the others still apply, unless ``SandboxedExecute.require_sandbox`` is set; then the
 notebook is not graded and the error says which layer is missing.
 """
-
-from .limits import SandboxError, SandboxLimits
 
 __all__ = ["SandboxedExecute", "SandboxedKernelManager", "SandboxError", "SandboxLimits"]
 
 
 def __getattr__(name):
-    # Imported on first use: nbgrader and jupyter_client are slow to import, and the
-    # doctor and the launcher's helpers do not need them.
+    # Imported on first use: nbgrader and jupyter_client are slow to import, the doctor and the
+    # launcher's helpers do not need them, and ``python -m grader.sandbox.privileges`` must run
+    # with a bare Python before anything is installed.
+    if name in ("SandboxError", "SandboxLimits"):
+        from . import limits
+        return getattr(limits, name)
     if name == "SandboxedExecute":
         from .execute import SandboxedExecute
         return SandboxedExecute

@@ -10,8 +10,9 @@ Where: under the grading process's own control group of each controller, so the 
 inside whatever bounds the grader itself runs under. cgroup v2 is used where the unified hierarchy
 holds the controllers: below the grader's cgroup when it may give controllers to children, else
 below ``/sys/fs/cgroup/scaled-attention-lab``; otherwise cgroup v1 with its ``memory``, ``pids``
-and ``cpu`` hierarchies. Without either (not Linux, not
-root, not delegated) :func:`support` says why and the sandbox runs without this layer.
+and ``cpu`` hierarchies. Without root, only below the grader's own cgroup v2 when that is
+delegated to its uid. Without either (not Linux, not root, not delegated) :func:`support` says
+why and the sandbox runs without this layer.
 
 API (kept small; a kernel started any other way attaches through :meth:`SandboxCgroup.attach`)::
 
@@ -162,13 +163,40 @@ def _detect_v2(mount: str, own: str) -> CgroupSupport | None:
                          "on the host, or in a delegated cgroup of its own")
 
 
+def _delegated_v2() -> CgroupSupport:
+    """Without root: sandbox groups below the grader's own cgroup v2 when it is delegated to the
+    grader's uid (systemd: ``systemd-run --user --scope -p Delegate=yes grader ...``)."""
+    reason = f"needs root or a cgroup v2 subtree delegated to uid {os.geteuid()}"
+    mount = _v2_mount()
+    own = _own_cgroups().get("")
+    if mount is None or own is None:
+        return CgroupSupport(None, {}, reason + " (no cgroup v2 here)")
+    folder = os.path.normpath(mount + own)
+    try:
+        delegated = os.stat(folder).st_uid == os.geteuid() and os.access(folder, os.W_OK)
+    except OSError:
+        delegated = False
+    if not delegated:
+        return CgroupSupport(None, {}, f"{reason} ({folder} is not the grader's)")
+    try:
+        _enable_controllers(folder)
+    except OSError as exc:
+        return CgroupSupport(2, {}, f"{reason}: cannot enable memory, pids and cpu for children of "
+                                    f"{folder} ({exc.strerror}; a delegated cgroup that holds the "
+                                    "grader itself cannot give controllers to children)")
+    failed = _probe_writable(folder)
+    if failed:
+        return CgroupSupport(2, {}, f"{reason}: {failed}")
+    return CgroupSupport(2, {c: folder for c in V1_CONTROLLERS})
+
+
 @functools.lru_cache(maxsize=1)
 def support() -> CgroupSupport:
     """Probe once per process whether and where sandbox control groups can be made."""
     if not os.path.isdir(CGROUP_ROOT) or not os.path.exists("/proc/self/cgroup"):
         return CgroupSupport(None, {}, "no control groups on this system (not Linux?)")
     if os.geteuid() != 0:
-        return CgroupSupport(None, {}, f"needs root (the grader runs as uid {os.geteuid()})")
+        return _delegated_v2()
     own = _own_cgroups()
     v1 = _v1_mounts()
     if all(c in v1 for c in V1_CONTROLLERS):

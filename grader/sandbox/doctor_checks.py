@@ -5,7 +5,8 @@ grading packages are invisible in the sandbox, so it cannot be imported there). 
 keys: ``secret_files`` and ``secret_dirs`` (must not be readable), ``forbidden_dirs``
 (must not be writable), ``canary_env`` (names that must not be set), ``port`` (a listener
 on 127.0.0.1 outside), ``memory_limit``, ``file_size_limit``, ``max_processes`` (ints or
-null), ``daemon_marker`` (argv tag of a daemon the doctor looks for afterwards).
+null), ``daemon_marker`` (argv tag of a daemon the doctor looks for afterwards),
+``grader_uid_in_own_namespace`` (without root: the kernel may keep the grader's uid).
 Each finding is ``[blocked: bool, detail: str]``.
 """
 
@@ -31,14 +32,20 @@ def try_read(path):
     return False, "%s is readable" % path
 
 
-def try_write(folder):
-    target = os.path.join(folder, ".sandbox-doctor-write-test")
+WRITE_MARKER = ".sandbox-doctor-write-test"
+
+
+def try_write(folder, keep=False):
+    """Write a marker file into ``folder``; ``keep`` leaves it for the doctor to look for outside
+    (a folder the sandbox made on its own private filesystem is writable, the real one is not)."""
+    target = os.path.join(folder, WRITE_MARKER)
     try:
         with open(target, "w") as handle:
             handle.write("x")
     except OSError as exc:
         return True, "%s: %s" % (folder, errno.errorcode.get(exc.errno, exc.errno))
-    os.remove(target)
+    if not keep:
+        os.remove(target)
     return False, "%s is writable" % folder
 
 
@@ -232,7 +239,7 @@ def main():
         return tree_main(args)
     findings = {}
     findings["read"] = [try_read(p) for p in args["secret_files"] + args["secret_dirs"]]
-    findings["write"] = [try_write(p) for p in args["forbidden_dirs"]]
+    findings["write"] = [try_write(p, keep=True) for p in args["forbidden_dirs"]]
     findings["write_own_folder"] = [not try_write(os.getcwd())[0], os.getcwd()]
     findings["network"] = try_connect(args["port"])
     leaked = [name for name in args["canary_env"] if name in os.environ]
@@ -241,8 +248,13 @@ def main():
     status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
     uid = os.getuid()
     no_new_privs = status.get("NoNewPrivs", "0").strip() == "1"
-    findings["user"] = [uid != 0 and uid != args["grader_uid"] and no_new_privs,
-                        "uid %d, no_new_privs %s" % (uid, "on" if no_new_privs else "off")]
+    capabilities = int(status.get("CapEff", "0").strip() or "0", 16)
+    # without root the kernel keeps the grader's uid, in a user namespace of its own
+    own_uid = uid != args["grader_uid"] or args.get("grader_uid_in_own_namespace", False)
+    findings["user"] = [uid != 0 and own_uid and no_new_privs and not capabilities,
+                        "uid %d, capabilities %s, no_new_privs %s" % (
+                            uid, "%x" % capabilities if capabilities else "none",
+                            "on" if no_new_privs else "off")]
     findings["processes"] = try_fork_beyond(args["max_processes"])
     findings["memory"] = try_allocate(args["memory_limit"])
     findings["file_size"] = try_write_beyond(args["file_size_limit"])

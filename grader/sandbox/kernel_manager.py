@@ -15,6 +15,7 @@ from grader.settings import setting, traits_of
 
 from . import zygote
 from .kernel_client import ReadyWhenAnsweredClient
+from .launcher import MEMORY_HELD
 from .limits import SandboxError, SandboxLimits
 from .run import SandboxRun
 
@@ -181,7 +182,9 @@ class SandboxedKernelManager(AsyncKernelManager):
     def exit_description(self) -> str:
         text = describe_exit(self.exit_code)
         group = self.sandbox.cgroup if self.sandbox is not None else None
-        if group is not None and group.oom_kills() and self.limits.tree_memory_limit:
+        held = group.oom_kills() if group is not None else (  # without a control group: the launcher
+            self.sandbox is not None and MEMORY_HELD in self.sandbox.log_tail())
+        if held and self.limits.tree_memory_limit:
             text += (f"; the notebook's processes together passed the sandbox's memory limit of "
                      f"{self.limits.tree_memory_limit / 2**20:.0f} MiB")
         return text

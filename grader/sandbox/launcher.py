@@ -3,17 +3,20 @@
 Run as ``python -I -S launcher.py SPEC_JSON`` (standard library only: it must work before
 any site-packages are set up and must not import the grading packages it hides). The
 ``SPEC_JSON`` file is written by :mod:`grader.sandbox.run`; its keys are documented in
-:func:`main`. Started by ``unshare --mount --net --pid --fork --kill-child`` as root, this
-process is PID 1 of a fresh PID namespace and:
+:func:`main`. Started by ``unshare --mount --net --pid --fork --kill-child`` as root (or, for an
+ordinary user, with ``--user --map-root-user`` first: root of a user namespace of the grader's
+own, ``grader.sandbox.unprivileged``), this process is PID 1 of a fresh PID namespace and:
 
 1. builds a new root filesystem from an allow-list (system directories and the Python
    prefixes read-only, a private ``/tmp``, home, ``/dev`` and ``/proc``, the working folder and
    the kernel's socket folder read-write), hides configured paths inside it, and pivots
    into it, so nothing else on the machine is visible;
-2. forks the kernel, which drops to a private unprivileged user id, sets ``no_new_privs``,
+2. forks the kernel, which drops to a private unprivileged user id (without root: enters a user
+   namespace of its own as the grader's uid and drops every capability), sets ``no_new_privs``,
    applies the resource limits, closes inherited descriptors and execs with the scrubbed
    environment;
-3. reaps every orphan, and exits as soon as the kernel exits, the grading process goes
+3. reaps every orphan (without a control group, also holds the memory of the whole tree:
+   :func:`hold_memory`), and exits as soon as the kernel exits, the grading process goes
    away (its pipe reaches end of file) or SIGTERM arrives. As PID 1 its exit makes the
    kernel kill every remaining process of the namespace; without a PID namespace it kills
    the remaining descendants itself.
@@ -47,6 +50,10 @@ MNT_DETACH = 2
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+CLONE_NEWUSER = 0x10000000
+CAPABILITY_VERSION_3 = 0x20080522
+CAPSET_SYSCALL = {"x86_64": 126, "aarch64": 91, "riscv64": 91, "ppc64le": 184, "s390x": 185,
+                  "i686": 185, "armv7l": 185}
 
 # pivot_root(2) has no libc wrapper; its number depends on the architecture.
 PIVOT_ROOT_SYSCALL = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203,
@@ -62,6 +69,8 @@ RLIMITS = {
 }
 
 EXIT_SETUP_FAILED = 70
+MEMORY_WATCH_SECONDS = 0.05  # how often the memory of a sandbox without a control group is summed
+MEMORY_HELD = "its processes together passed the memory limit"  # logged when hold_memory kills
 
 # How the prepared child becomes the kernel: ``execve``; a kernel forked from an already imported
 # zygote (``zygote.py``) replaces this with running that kernel in-process.
@@ -110,6 +119,49 @@ def pivot_root(new_root, put_old):
         raise OSError(errno.ENOSYS, "pivot_root: unknown system call number on %s"
                       % os.uname().machine)
     _check(libc().syscall(number, _bytes(new_root), _bytes(put_old)), "pivot_root")
+
+
+def map_ids(inside_uid, outside_uid, inside_gid, outside_gid):
+    """Map one uid and one gid of a user namespace this process has just created (unshare(2)
+    with CLONE_NEWUSER) onto its ids in the parent namespace; an unprivileged process may map
+    exactly its own ids, once, and only after giving up setgroups(2)."""
+    for name, text in (("setgroups", "deny"), ("uid_map", "%d %d 1" % (inside_uid, outside_uid)),
+                       ("gid_map", "%d %d 1" % (inside_gid, outside_gid))):
+        with open("/proc/self/" + name, "w") as handle:
+            handle.write(text)
+
+
+def enter_own_user_namespace():
+    """Become the grader's own uid and gid in a user namespace of its own, below the launcher's.
+
+    Used without root: the launcher is root of the sandbox's user namespace (uid 0 there is the
+    grader's uid outside) and holds every capability over the sandbox's mounts; the kernel gets
+    a namespace of its own where it is an ordinary user, so it has no capability over anything
+    the launcher built, cannot reach the launcher or any process outside (ptrace and /proc/PID
+    checks demand capabilities in their user namespace) and counts its processes apart from
+    every other sandbox (RLIMIT_NPROC is counted per user namespace and uid).
+    """
+    uid, gid = _outside_ids()
+    _check(libc().unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER)")
+    map_ids(uid, 0, gid, 0)
+
+
+def _outside_ids():
+    """The grader's uid and gid outside, as this namespace's root sees them in /proc/self."""
+    with open("/proc/self/uid_map") as uid_map, open("/proc/self/gid_map") as gid_map:
+        uid = int(uid_map.read().split()[1])
+        gid = int(gid_map.read().split()[1])
+    return uid, gid
+
+
+def drop_capabilities():
+    """Clear this process's effective, permitted and inheritable capabilities (capset(2))."""
+    number = CAPSET_SYSCALL.get(os.uname().machine)
+    if number is None:
+        raise OSError(errno.ENOSYS, "capset: unknown system call number on %s" % os.uname().machine)
+    header = (ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    _check(libc().syscall(number, header, data), "capset")
 
 
 # ----------------------------------------------------------------------------- processes
@@ -250,7 +302,27 @@ def bind_readonly(source, target):
 
 def bind_writable(source, target):
     mount(source, target, None, MS_BIND)
-    mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | MS_NOEXEC
+          | _kept_flags(target))
+
+
+def copy_into(source, target, left_out):
+    """Copy the regular files and folders of ``source`` into the folder ``target`` (links and
+    special files are not copied; neither are the top-level names in ``left_out``)."""
+    for entry in os.scandir(source):
+        if entry.name in left_out:
+            continue
+        inside = os.path.join(target, entry.name)
+        if entry.is_dir(follow_symlinks=False):
+            os.mkdir(inside, 0o700)
+            copy_into(entry.path, inside, ())
+        elif entry.is_file(follow_symlinks=False):
+            with open(entry.path, "rb") as src, open(inside, "xb") as dst:
+                while True:
+                    chunk = src.read(1 << 20)
+                    if not chunk:
+                        break
+                    dst.write(chunk)
 
 
 def make_dirs(path, mode=0o755):
@@ -338,7 +410,7 @@ def build_root(spec):
                   "mode=0000,size=4k")
         elif not os.path.islink(inside):
             mount(hidden_file, inside, None, MS_BIND)
-            mount(None, inside, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+            mount(None, inside, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _kept_flags(inside))
 
     home = root + spec["sandbox_home"]
     make_dirs(home)
@@ -350,14 +422,22 @@ def build_root(spec):
     # the working folder's own size-limited filesystem, when the grader made one
     sources = {spec["ipc_dir"]: spec["ipc_dir"],
                spec["workdir"]: spec.get("workdir_source") or spec["workdir"]}
+    quota = spec.get("workdir_tmpfs")
     for path, source in sources.items():
         make_dirs(root + path)
-        bind_writable(source, root + path)
+        if path == spec["workdir"] and quota:
+            # without root the grader cannot mount the working folder's own filesystem: the
+            # launcher mounts it here and copies the folder in (nothing is copied back)
+            mount("tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  "mode=0700,size=%d,nr_inodes=%d" % (quota["size"], quota["files"]))
+            copy_into(source, root + path, set(spec.get("workdir_hidden", ())))
+        else:
+            bind_writable(source, root + path)
     for name in spec.get("workdir_hidden", ()):
         inside = os.path.join(root + spec["workdir"], name)
         if os.path.isfile(inside) and not os.path.islink(inside):
             mount(hidden_file, inside, None, MS_BIND)
-            mount(None, inside, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+            mount(None, inside, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _kept_flags(inside))
 
     old = root + "/.old-root"
     os.mkdir(old)
@@ -382,6 +462,9 @@ def _child_setup_and_exec(spec, env, error_pipe):
             os.setgroups([])
             os.setresgid(gid, gid, gid)
             os.setresuid(uid, uid, uid)
+        if spec.get("own_user_namespace"):
+            enter_own_user_namespace()
+            drop_capabilities()
         if sys.platform.startswith("linux"):
             prctl(PR_SET_NO_NEW_PRIVS, 1)
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -432,9 +515,52 @@ def _exit_status(wait_status):
     return os.WEXITSTATUS(wait_status)
 
 
-def supervise(kernel_pid, grader_fd, pid_namespace):
+def resident_bytes():
+    """pid -> proportional resident memory (PSS: pages shared with others, such as a forked
+    parent's, count by their share) in bytes of every process this one sees in /proc (in a PID
+    namespace of its own: the whole sandbox). Their sum is the memory the sandbox holds."""
+    sizes = {}
+    for pid in all_pids():
+        try:
+            with open("/proc/%d/smaps_rollup" % pid, "rb") as rollup:
+                for line in rollup:
+                    if line.startswith(b"Pss:"):
+                        sizes[pid] = int(line.split()[1]) * 1024
+                        break
+        except (OSError, IndexError, ValueError):
+            pass
+    return sizes
+
+
+def hold_memory(limit):
+    """While the sandbox's processes together hold more than ``limit`` bytes, SIGKILL the largest
+    (as the kernel's out-of-memory killer does in a control group); how many were killed."""
+    killed = 0
+    while True:
+        sizes = resident_bytes()
+        sizes.pop(os.getpid(), None)
+        if not sizes or sum(sizes.values()) <= limit:
+            return killed
+        largest = max(sizes, key=sizes.get)
+        try:
+            os.kill(largest, signal.SIGKILL)
+        except OSError:
+            pass
+        deadline = time.monotonic() + 2.0
+        while resident_bytes().get(largest) and time.monotonic() < deadline:
+            time.sleep(0.005)  # until its memory is freed (left a zombie for its parent to reap)
+        killed += 1
+        os.write(2, b"sandbox: %s of %d MiB; killed the largest (pid %d, %d MiB)\n"
+                 % (MEMORY_HELD.encode(), limit >> 20, largest, sizes[largest] >> 20))
+
+
+def supervise(kernel_pid, grader_fd, pid_namespace, watched_memory=None):
     """Reap children until the kernel exits, the grader goes away or SIGTERM arrives.
 
+    ``watched_memory`` (bytes, or None): where no control group bounds the sandbox, the
+    resident memory of all its processes is summed every ``MEMORY_WATCH_SECONDS`` and every
+    process is killed once it passes this (an allocation faster than that can overshoot
+    before it is seen; each process stays bounded by its own RLIMIT_AS).
     Returns the exit status to leave with (the kernel's, or 128 + signal).
     """
     wake_read, wake_write = os.pipe()
@@ -457,7 +583,9 @@ def supervise(kernel_pid, grader_fd, pid_namespace):
                 status = _exit_status(wait_status)
         if status is not None or stop:
             break
-        ready, _, _ = select.select(watched, [], [], 1.0)
+        ready, _, _ = select.select(watched, [], [], MEMORY_WATCH_SECONDS if watched_memory else 1.0)
+        if watched_memory:
+            hold_memory(watched_memory)
         if wake_read in ready:
             os.read(wake_read, 4096)
         if grader_fd is not None and grader_fd in ready and not os.read(grader_fd, 1):
@@ -494,7 +622,11 @@ def main(argv):
     (bool), ``grader_fd`` (int or null), ``fallback_home``, ``fallback_tmp``, ``max_files``
     (inodes of each private tmpfs), ``workdir_source`` (the folder bound at ``workdir``: its
     size-limited filesystem, or null), ``cgroup_procs`` (``cgroup.procs`` files this process
-    enters first, so that everything it starts stays in the sandbox's control group).
+    enters first, so that everything it starts stays in the sandbox's control group),
+    ``own_user_namespace`` (bool: the kernel enters a user namespace of its own, without root),
+    ``workdir_tmpfs`` (``{"size": bytes, "files": inodes}``: mount the working folder as a tmpfs
+    filled with a copy of ``workdir``, without root; or null), ``watched_memory`` (bytes the
+    whole tree may hold, watched by :func:`hold_memory`, or null).
     """
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)  # interrupts are meant for the kernel
@@ -546,7 +678,7 @@ def main(argv):
         return EXIT_SETUP_FAILED
     write_report(run_fd, {"status": "ready", "layers": layers, "warnings": warnings})
     os.close(run_fd)
-    return supervise(kernel_pid, grader_fd, spec["pid_namespace"])
+    return supervise(kernel_pid, grader_fd, spec["pid_namespace"], spec.get("watched_memory"))
 
 
 if __name__ == "__main__":

@@ -6,38 +6,50 @@ import dataclasses
 import functools
 import os
 import shutil
-import subprocess
 import sys
 
-# Names of the protection layers, as they appear in warnings, errors and `grader doctor`.
-FILESYSTEM = "filesystem isolation"      # private root: no course files; writes to its folder only
-NETWORK = "network isolation"            # empty network namespace
-PROCESS_CLEANUP = "process isolation"    # PID namespace: every process dies with the kernel
-PRIVATE_USER = "unprivileged user"       # private uid, no_new_privs
-PROCESS_LIMIT = "process limit"          # RLIMIT_NPROC of that private uid
-RESOURCE_LIMITS = "resource limits"      # address space, CPU, file size, open files
-ENVIRONMENT = "scrubbed environment"     # minimal environment, nothing inherited
-CGROUPS = "control group"                # memory, tasks and CPU share of the whole process tree
-WORKDIR_QUOTA = "working folder quota"   # the working folder is a size- and file-limited tmpfs
+# The layers' names (also ``L.FILESYSTEM`` etc. here) and their unshare flags.
+from .layer_names import (  # noqa: F401
+    ALL_LAYERS,
+    CGROUPS,
+    ENVIRONMENT,
+    EXTRA_NAMESPACE_FLAGS,
+    FILESYSTEM,
+    NAMESPACE_FLAGS,
+    NETWORK,
+    PRIVATE_USER,
+    PROCESS_CLEANUP,
+    PROCESS_LIMIT,
+    RESOURCE_LIMITS,
+    WORKDIR_QUOTA,
+    try_unshare,
+)
 
-NAMESPACE_FLAGS = {
-    FILESYSTEM: ("--mount",),
-    NETWORK: ("--net",),
-    PROCESS_CLEANUP: ("--pid", "--fork", "--kill-child"),
-}
-EXTRA_NAMESPACE_FLAGS = ("--ipc", "--uts")
+ROOT_MODE = "root"
 
 
 @dataclasses.dataclass(frozen=True)
 class LayerSupport:
-    """Which layers this machine can provide; ``missing`` maps a layer to the reason."""
+    """Which layers this machine can provide; ``missing`` maps a layer to the reason.
+
+    ``mode``: how the sandbox is built, ``"root"`` or, for an ordinary user,
+    ``"user namespace"`` (``grader.sandbox.unprivileged``), whose ``user_flags`` come first in
+    the unshare command; ``weaker`` maps each layer that mode provides in a weaker form to how.
+    """
 
     unshare: str | None
     missing: dict[str, str]
     extra_flags: tuple[str, ...] = ()
+    mode: str = ROOT_MODE
+    user_flags: tuple[str, ...] = ()
+    weaker: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def available(self, layer: str) -> bool:
         return layer not in self.missing
+
+    @property
+    def as_root(self) -> bool:
+        return self.mode == ROOT_MODE
 
     def unshare_command(self) -> list[str]:
         """``unshare`` with every namespace flag that works here (empty if none does)."""
@@ -45,25 +57,20 @@ class LayerSupport:
                  if self.available(layer) for flag in layer_flags]
         if not flags or self.unshare is None:
             return []
-        return [self.unshare, *flags, *self.extra_flags]
+        return [self.unshare, *self.user_flags, *flags, *self.extra_flags]
 
 
-def _try_unshare(unshare: str, flags: tuple[str, ...]) -> str | None:
-    """Run a no-op in new namespaces; None if that worked, else the reason."""
-    probe = [unshare, *flags, "--", sys.executable, "-I", "-S", "-c", ""]
-    try:
-        result = subprocess.run(probe, capture_output=True, text=True, timeout=30,
-                                env={"PATH": os.defpath})
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"cannot run unshare: {exc}"
-    if result.returncode != 0:
-        return (result.stderr.strip().splitlines() or ["unshare failed"])[-1]
-    return None
+def unprivileged_support(unshare: str | None) -> LayerSupport:
+    """The layers an ordinary user gets here (``grader.sandbox.unprivileged``)."""
+    from .unprivileged import detect
+
+    return LayerSupport(**detect(unshare))
 
 
 @functools.lru_cache(maxsize=1)
 def detect_layers() -> LayerSupport:
-    """Probe once per process which layers work (Linux, root, util-linux ``unshare``)."""
+    """Probe once per process which layers work (Linux, util-linux ``unshare``; root, or user
+    namespaces for an ordinary user)."""
     missing: dict[str, str] = {}
     namespace_layers = (FILESYSTEM, NETWORK, PROCESS_CLEANUP)
     try:
@@ -75,11 +82,7 @@ def detect_layers() -> LayerSupport:
             missing[layer] = f"needs Linux (this is {sys.platform})"
         return LayerSupport(None, missing)
     if os.geteuid() != 0:
-        reason = f"needs root (the grader runs as uid {os.geteuid()})"
-        for layer in (*namespace_layers, PRIVATE_USER, CGROUPS, WORKDIR_QUOTA):
-            missing[layer] = reason
-        missing[PROCESS_LIMIT] = "needs a private user id, which needs root"
-        return LayerSupport(None, missing)
+        return unprivileged_support(shutil.which("unshare"))
     from .cgroups import support as cgroup_support
 
     cgroups = cgroup_support()
@@ -91,13 +94,13 @@ def detect_layers() -> LayerSupport:
             missing[layer] = "the unshare command (util-linux) is not installed"
         return LayerSupport(None, missing)
     all_flags = tuple(f for layer in namespace_layers for f in NAMESPACE_FLAGS[layer])
-    if _try_unshare(unshare, all_flags + EXTRA_NAMESPACE_FLAGS) is None:
+    if try_unshare(unshare, all_flags + EXTRA_NAMESPACE_FLAGS) is None:
         return LayerSupport(unshare, missing, EXTRA_NAMESPACE_FLAGS)
     for layer in namespace_layers:
-        reason = _try_unshare(unshare, NAMESPACE_FLAGS[layer])
+        reason = try_unshare(unshare, NAMESPACE_FLAGS[layer])
         if reason is not None:
             missing[layer] = f"unshare {' '.join(NAMESPACE_FLAGS[layer])} failed: {reason}"
     if FILESYSTEM in missing:
         missing[WORKDIR_QUOTA] = "needs filesystem isolation (a private mount namespace)"
-    extra = tuple(flag for flag in EXTRA_NAMESPACE_FLAGS if _try_unshare(unshare, (flag,)) is None)
+    extra = tuple(flag for flag in EXTRA_NAMESPACE_FLAGS if try_unshare(unshare, (flag,)) is None)
     return LayerSupport(unshare, missing, extra)

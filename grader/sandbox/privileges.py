@@ -1,57 +1,49 @@
 """Whether this machine and user can build the grading sandbox, said before anything starts.
 
-Every notebook is graded in a sandbox whose layers (``grader.sandbox.layers``) are built with root
-privileges: mount, network and PID namespaces, a private user id per kernel, control groups and a
-size-limited tmpfs working folder. Without root none of them exists, and the course config
-(``c.SandboxedExecute.require_sandbox = True``) refuses to grade without them, so ``grader demo``
-(and ``make demo``, which runs this module first) stops at once with one message instead of after
-the claims table. Standard library only: ``make`` runs it before the environment is installed.
+Every notebook is graded in a sandbox (``grader.sandbox.layers``): as root with a private uid per
+kernel and control groups; as an ordinary user in user namespaces of the grader's own
+(``grader.sandbox.unprivileged``), where the kernel allows them. Where neither works, the course
+config (``c.SandboxedExecute.require_sandbox = True``) refuses to grade, so ``grader demo`` (and
+``make demo``, which runs this module first) stops at once with one message instead of after the
+claims table. Standard library only: ``make`` runs it before the environment is installed.
 
     python -m grader.sandbox.privileges      # exit 1 with the message when the demo cannot run here
 """
 from __future__ import annotations
 
 import os
+import shutil
 import sys
-from pathlib import Path
 
-#: The layers that need root, in the words of ``grader doctor``.
-ROOT_LAYERS = ("filesystem isolation", "network isolation", "process isolation", "unprivileged user",
-               "process limit", "control group", "working folder quota")
-USERNS_SETTINGS = (Path("/proc/sys/kernel/unprivileged_userns_clone"), Path("/proc/sys/user/max_user_namespaces"))
+from grader.sandbox.unprivileged import ENABLE_HINTS, probe_unprivileged
 
 
-def unprivileged_user_namespaces() -> bool:
-    """Whether the kernel lets an ordinary user create user namespaces (Linux only)."""
-    clone, maximum = USERNS_SETTINGS
-    try:
-        if clone.exists() and clone.read_text().strip() == "0":
-            return False
-        return int(maximum.read_text().strip()) > 0
-    except (OSError, ValueError):
-        return False
+def demo_refusal(euid: int | None = None, platform: str = sys.platform,
+                 user_namespaces: str | None = "probe") -> str | None:
+    """None when the demo can grade here (root on Linux, or an ordinary user where user
+    namespaces work), else the message that says why not and what to do instead.
 
-
-def demo_refusal(euid: int | None = None, platform: str = sys.platform) -> str | None:
-    """None when the demo can grade here (root on Linux), else the message that says why not and
-    what to do instead."""
+    user_namespaces: None when they work, else why not; ``"probe"`` (default): try them here.
+    """
     euid = os.geteuid() if euid is None else euid
-    if platform.startswith("linux") and euid == 0:
+    if not platform.startswith("linux"):
+        return (f"grader demo stops here: the grading sandbox is built from Linux namespaces, and this "
+                f"is {platform}.\nWays on: a Linux machine or virtual machine, or a Linux container "
+                "(docker run ...; as root, or with user namespaces allowed).")
+    if euid == 0:
         return None
-    who = f"runs as uid {euid}" if platform.startswith("linux") else f"runs on {platform}"
-    lines = [
-        f"grader demo stops here: it needs root on Linux, and this process {who}.",
-        "Every notebook is graded in a sandbox whose layers are built as root; missing here: "
-        + ", ".join(ROOT_LAYERS) + ".",
-        "Ways on:",
-        "  sudo make demo                    (or: sudo .venv/bin/grader demo)",
-        "  in a container, as root           (docker run --user 0 ...; if unshare is refused, add "
-        "--security-opt seccomp=unconfined or --privileged)",
-        "  .venv/bin/grader doctor           each layer and why it is missing on this machine",
-    ]
-    if platform.startswith("linux") and unprivileged_user_namespaces():
-        lines.append("This kernel allows unprivileged user namespaces, but the grader does not yet build "
-                     "its sandbox from them: it needs root.")
+    if user_namespaces == "probe":
+        unshare = shutil.which("unshare")
+        user_namespaces = (probe_unprivileged(unshare) if unshare else
+                           "the unshare command is missing (sudo apt install util-linux)")
+    if user_namespaces is None:
+        return None
+    lines = [f"grader demo stops here: this process runs as uid {euid}, and without root the grading "
+             f"sandbox is built in user namespaces, which this machine refuses: {user_namespaces}.",
+             "Ways on (any one):", *(f"  {hint}" for hint in ENABLE_HINTS),
+             "  in a container, as root           (docker run --user 0 ...; if unshare is refused, add "
+             "--security-opt seccomp=unconfined or --privileged)",
+             "Then `.venv/bin/grader doctor` probes each layer of the sandbox on this machine."]
     return "\n".join(lines)
 
 

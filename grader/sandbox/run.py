@@ -30,7 +30,7 @@ import time
 from grader.state_folders import STATE_DIR_NAME
 
 from . import layers as L
-from . import leftovers, workdir_quota
+from . import leftovers, unprivileged, workdir_quota
 from .cgroups import CgroupLimits, CgroupUnavailable, SandboxCgroup
 from .cgroups import support as cgroup_support
 from .launcher import kill_processes_of_uid
@@ -58,6 +58,14 @@ def warn_missing_layers(missing: dict[str, str], logger: logging.Logger | None =
             _warned_layers.add(layer)
             (logger or log).warning("Sandbox layer '%s' is unavailable (%s); grading continues "
                                     "without it.", layer, reason)
+
+
+def warn_weaker_layers(weaker: dict[str, str], logger: logging.Logger | None = None) -> None:
+    """Log once per grading process each layer that this sandbox provides in a weaker form."""
+    for layer, how in weaker.items():
+        if f"weaker {layer}" not in _warned_layers:
+            _warned_layers.add(f"weaker {layer}")
+            (logger or log).warning("Sandbox layer '%s' is weaker without root: %s.", layer, how)
 
 
 def _is_within(path: str, folder: str) -> bool:
@@ -174,6 +182,7 @@ class SandboxRun:
                                "or set SandboxedExecute.require_sandbox = False to grade "
                                "with the layers that work.")
         warn_missing_layers(self.support.missing, self.log)
+        warn_weaker_layers(self.support.weaker, self.log)
         if self.workdir is not None:
             self._check_workdir()
         leftovers.sweep_once(self.log)  # what a killed grader left behind
@@ -187,14 +196,14 @@ class SandboxRun:
         if self.workdir is None:
             self.workdir = os.path.join(self.run_dir, "work")
             os.mkdir(self.workdir, 0o700)
-        if self.support.available(L.PRIVATE_USER):
+        if self.support.as_root and self.support.available(L.PRIVATE_USER):
             self.uid_slot = reserve_uid(self.limits.uid_base, self.limits.uid_count)
             for name in ("ipc", "home", "tmp"):
                 os.chown(os.path.join(self.run_dir, name), self.uid, self.uid)
         name = os.path.basename(self.run_dir)
         planned_cgroup = ({"name": name, "version": cgroup_support().version,
                            "paths": SandboxCgroup.planned_paths(name)}
-                          if self.support.available(L.CGROUPS) else None)
+                          if self.support.available(L.CGROUPS) and cgroup_support().available else None)
         if self.uid is not None and self.support.available(L.WORKDIR_QUOTA):
             self.quota_dir = os.path.join(self.run_dir, "work-quota")
             os.mkdir(self.quota_dir, 0o700)
@@ -270,12 +279,31 @@ class SandboxRun:
         p = self.limits
         return {
             "address_space": p.memory_limit,
-            "processes": p.max_processes if self.uid is not None else None,
+            "processes": self._process_limit(),
             "cpu_seconds": p.cpu_time_limit,
             "file_size": p.file_size_limit,
             "open_files": p.open_files_limit,
             "core_size": 0,
         }
+
+    def _process_limit(self) -> int | None:
+        """RLIMIT_NPROC of the kernel: as root, of its private uid; in a user namespace, of the
+        sandbox's own namespace, where it also stands in for the control group's task limit."""
+        p = self.limits
+        if self.uid is not None:
+            return p.max_processes
+        if self.support.as_root or not self.support.available(L.PRIVATE_USER) or p.max_processes is None:
+            return None
+        limit = p.max_processes
+        if self.cgroup is None and p.tree_process_limit is not None:
+            limit = min(limit, p.tree_process_limit)
+        if not unprivileged.counts_processes_per_namespace():
+            limit += unprivileged.processes_of_this_uid()
+        return limit
+
+    def _in_user_namespace(self, layer: str) -> bool:
+        """Whether ``layer`` is built inside the sandbox's user namespace (no root)."""
+        return not self.support.as_root and self.support.available(layer)
 
     def wrap(self, command: list[str]) -> list[str]:
         """Write the launcher's spec for ``command`` and return the argv that runs it sandboxed.
@@ -315,6 +343,12 @@ class SandboxRun:
             "limits": self._limits(),
             "required": self.limits.require_sandbox,
             "grader_fd": self._pipe_read,
+            "own_user_namespace": self._in_user_namespace(L.PRIVATE_USER),
+            "workdir_tmpfs": ({"size": self.limits.workdir_size_limit,
+                               "files": self.limits.workdir_file_limit}
+                              if self._in_user_namespace(L.WORKDIR_QUOTA) else None),
+            "watched_memory": (self.limits.tree_memory_limit if self.cgroup is None
+                               and self._in_user_namespace(L.PROCESS_CLEANUP) else None),
         }
         self._kernel_wrapped = True
         spec_path = os.path.join(self.run_dir, "spec.json")

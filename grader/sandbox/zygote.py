@@ -30,7 +30,9 @@ kernel: the hash seed is shared with other kernels forked from the same zygote, 
 global random state is re-seeded from the system in the child (Python's ``random`` re-seeds
 itself after fork).
 
-The zygote needs root and Linux (like the namespaces) and a kernel command of the form
+The zygote needs Linux and root, or user namespaces for an ordinary user (then the sandbox
+process unshares a user namespace with the others and maps the grader's uid to its root, as
+``unshare --user --map-root-user`` does; ``grader.sandbox.unprivileged``), and a kernel command of the form
 ``<this python> -m ipykernel_launcher ...``; :func:`can_fork` says when it applies, otherwise the
 kernel manager launches the kernel with ``execve`` as before.
 """
@@ -57,8 +59,9 @@ KERNEL_MODULE = "ipykernel_launcher"
 
 # unshare(1) flags -> clone(2) flags; --fork and --kill-child are how the child is made.
 CLONE_FLAGS = {"--mount": 0x00020000, "--uts": 0x04000000, "--ipc": 0x08000000,
-               "--pid": 0x20000000, "--net": 0x40000000}
-PROCESS_FLAGS = ("--fork", "--kill-child")
+               "--pid": 0x20000000, "--net": 0x40000000, "--user": 0x10000000}
+# --map-root-user: the grader's uid and gid become 0 of the new user namespace (no root needed).
+PROCESS_FLAGS = ("--fork", "--kill-child", "--map-root-user")
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
 PR_SET_PDEATHSIG = 1
@@ -78,8 +81,9 @@ PRELOADED_MODULES = ("numpy", "numpy.random", "matplotlib", "matplotlib.pyplot",
 # ===================================================================== grading process side
 
 def can_fork(kernel_cmd: list[str], namespace_flags: list[str]) -> bool:
-    """Whether a zygote can start this kernel: root on Linux, this interpreter's ipykernel."""
-    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+    """Whether a zygote can start this kernel: Linux (as root, or in a user namespace), this
+    interpreter's ipykernel."""
+    if not sys.platform.startswith("linux") or (os.geteuid() != 0 and "--user" not in namespace_flags):
         return False
     if any(flag not in CLONE_FLAGS and flag not in PROCESS_FLAGS for flag in namespace_flags):
         return False
@@ -287,8 +291,11 @@ def _sandbox_process(fds: list[int], launcher, libc) -> None:
         flags = 0
         for flag in request["namespaces"]:
             flags |= CLONE_FLAGS.get(flag, 0)
+        uid, gid = os.getuid(), os.getgid()
         if flags and libc.unshare(flags) != 0:
             raise OSError(ctypes.get_errno(), "unshare: " + os.strerror(ctypes.get_errno()))
+        if "--map-root-user" in request["namespaces"]:
+            launcher.map_ids(0, uid, 0, gid)
         launcher_pid = os.fork()
         if launcher_pid == 0:
             connection.close()

@@ -228,7 +228,7 @@ def client_security(course: Course, address: str, insecure: bool = False):
         raise InsecureSchedulerError(
             f"refusing to grade on {address}: a {scheme_of(address)}:// scheduler neither encrypts nor "
             f"checks who connects, so {RISK}. Start the scheduler and the workers with the course's "
-            "certificates (`grader cluster-certs`; README, \"Grading on several machines\") and pass its "
+            "certificates (`grader cluster-certs`; docs/operations/cluster.md) and pass its "
             f"tls:// address; or pass {INSECURE_FLAG} if no untrusted account can reach the scheduler "
             "or the workers")
     problems = certificate_problems(folder)

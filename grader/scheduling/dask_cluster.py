@@ -117,8 +117,8 @@ def wait_for_a_worker(client) -> None:
         client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
     except TimeoutError:
         raise ClusterSetupError(f"no Dask worker joined the scheduler within {WORKER_WAIT_SECONDS} s; "
-                                "start workers with `dask worker SCHEDULER_ADDRESS` (README, "
-                                "\"Grading on several machines\")") from None
+                                "start workers with `dask worker SCHEDULER_ADDRESS` "
+                                "(docs/operations/cluster.md)") from None
 
 
 def check_workers(client, course: Course) -> None:

@@ -29,8 +29,8 @@ cell: the rarity-weighted share of their own code that matches.
 
 Students are compared on ``numpy`` matrices, one product per cell, so a class of hundreds takes
 seconds. The thresholds were set on the corpus of ``grader_tests/similarity_class.py`` (an honest
-class whose cells are made of shared idioms) and ``grader_tests/similarity_corpus/``: see the
-README.
+class whose cells are made of shared idioms) and ``grader_tests/similarity_corpus/``: see
+``docs/instructor/similarity.md``.
 """
 from __future__ import annotations
 

@@ -1,0 +1,177 @@
+"""Take the documentation's pictures (``docs/images/*.png``) with the test suite's own harnesses.
+
+    make demo                                            # first: the demo's pages in demo-course/
+    sudo .venv/bin/python docs/take_pictures.py          # every picture
+    sudo .venv/bin/python docs/take_pictures.py --no-hub # only the demo's pages
+
+The demo's pages (the class report, the page of an ungradable hand-in) are opened from
+``demo-course/`` in headless Chromium (``grader_tests/browser.py``). The student's path is taken on
+a course hub started with ``grader hub up`` as the hub tests start it (``grader_tests/hub_session.py``),
+through JupyterLab's pages with the hub tests' ``HubUser`` (``grader_tests/hub_browser.py``); the
+hub, its accounts and folders are removed afterwards, as root. Every picture is reduced to a small
+palette and saved optimised (Pillow), about 100 KB each.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from PIL import Image
+from playwright.sync_api import Error as PlaywrightError
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "grader_tests"))
+
+from browser import chromium, open_page  # noqa: E402
+from hub_browser import HubUser, feedback_frame  # noqa: E402
+from hub_session import ASSIGNMENT, _wait_ready, hub_skip_reason  # noqa: E402
+from hub_student_path import SOFTMAX_MARKER, SOFTMAX_TEST, WRONG_SOFTMAX  # noqa: E402
+
+from grader.hub.accounts import Accounts  # noqa: E402
+from grader.hub.layout import HubLayout  # noqa: E402
+from grader.hub.lifecycle import down  # noqa: E402
+
+IMAGES = REPO / "docs" / "images"
+TARGET_BYTES = 100_000
+SETTLE_MS = 2000
+WIDTH = 1200  # pixels of a picture on the page; larger screenshots are scaled down
+
+
+def save_small(screenshot: Path, name: str, height: int | None = None) -> Path:
+    """``screenshot`` cropped to ``height`` (of the page's top), scaled to WIDTH, with as many
+    colours as fit TARGET_BYTES, as ``docs/images/<name>.png``."""
+    image = Image.open(screenshot).convert("RGB")
+    if height is not None and image.height > height:
+        image = image.crop((0, 0, image.width, height))
+    if image.width > WIDTH:
+        image = image.resize((WIDTH, round(image.height * WIDTH / image.width)), Image.LANCZOS)
+    for colours in (128, 96, 64, 48, 32, 24, 16):
+        buffer = io.BytesIO()
+        image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE) \
+            .save(buffer, format="PNG", optimize=True)
+        if buffer.tell() <= TARGET_BYTES:
+            break
+    out = IMAGES / f"{name}.png"
+    out.write_bytes(buffer.getvalue())
+    print(f"{out.relative_to(REPO)}: {image.width}x{image.height}, {colours} colours, {buffer.tell() // 1024} KB")
+    return out
+
+
+def demo_pictures(browser, demo: Path, scratch: Path) -> None:
+    """The class report of the demo's class and the page of its ungradable hand-in."""
+    report = demo / "reports" / "class-report.html"
+    ungradable = sorted((demo / ".grader" / "ungradable").glob("*/*.txt"))
+    if not report.exists() or not ungradable:
+        raise SystemExit(f"no class report or ungradable hand-in in {demo}: run `make demo` first")
+    open_page(browser, report, scratch / "report.png")
+    save_small(scratch / "report.png", "class-report", height=1100)
+    assignment, student = ungradable[0].parent.name, ungradable[0].stem
+    page = next((demo / "feedback" / student / assignment).glob("*.html"))
+    open_page(browser, page, scratch / "ungradable.png")
+    save_small(scratch / "ungradable.png", "ungradable-page", height=470)
+
+
+def settle(user: HubUser) -> None:
+    """Give JupyterLab time to paint what scrolled into view (it renders a notebook's cells lazily)."""
+    user.page.wait_for_timeout(SETTLE_MS)
+
+
+def loaded_feedback_page(user: HubUser, tries: int = 5) -> None:
+    """Wait until the feedback page has loaded in JupyterLab's viewer; the viewer's frame may
+    navigate while it is asked (an Error from Playwright), then it is asked again."""
+    for attempt in range(tries):
+        try:
+            feedback_frame(user)
+            return
+        except PlaywrightError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(1)
+
+
+def student_path(browser, hub_url: str, account, scratch: Path) -> None:
+    """A student fetches 02_softmax, writes a softmax without the max subtraction, validates,
+    hands in and opens the feedback page: one picture per step."""
+    user = HubUser(browser, hub_url, account, scratch)
+    try:
+        user.login()
+        user.open_assignment_list()
+        user.page.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT).wait_for()
+        save_small(user.shot("assignment-list"), "student-assignment-list", height=400)
+        user.fetch(ASSIGNMENT)
+        user.open_fetched_notebook(ASSIGNMENT, "softmax")
+        user.replace_cell_source(SOFTMAX_MARKER, WRONG_SOFTMAX)
+        user.run_all()
+        test_cell = user.cell_containing(SOFTMAX_TEST)
+        test_cell.locator(".jp-OutputArea-output", has_text="AssertionError").wait_for(timeout=180_000)
+        test_cell.scroll_into_view_if_needed()
+        settle(user)
+        save_small(user.shot("notebook"), "student-notebook")
+        user.save()
+        user.validate()
+        settle(user)
+        save_small(user.shot("validate"), "student-validate")
+        user.close_dialog()
+        user.submit(ASSIGNMENT)
+        user.wait_for_feedback(ASSIGNMENT, 1)
+        save_small(user.shot("feedback-available"), "student-feedback-available", height=400)
+        user.fetch_and_view_feedback(ASSIGNMENT)
+        user.open_file("softmax.html")
+        loaded_feedback_page(user)
+        settle(user)
+        save_small(user.shot("feedback-page"), "student-feedback-page")
+    finally:
+        user.close()
+
+
+def hub_pictures(browser, scratch: Path) -> None:
+    """Start ``grader hub up`` (one student, 02_softmax), take the student's path, remove the hub."""
+    reason = hub_skip_reason()
+    if reason:
+        raise SystemExit(f"the course hub cannot run here: {reason}")
+    root = Path(tempfile.mkdtemp(prefix="sal-hub-"))
+    layout, log = HubLayout(root=root), scratch / "grader-hub-up.log"
+    with open(log, "wb") as out:
+        command = subprocess.Popen(
+            [sys.executable, "-m", "grader.cli", "hub", "up", "--root", str(root), "--students", "1",
+             "--port", "0", "--prefix", f"d{uuid.uuid4().hex[:5]}", "--assignments", ASSIGNMENT],
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=REPO)
+    try:
+        running = _wait_ready(layout, command, log)
+        student_path(browser, running.url, Accounts.load(layout.accounts_file).students[0], scratch)
+    finally:
+        if command.poll() is None:
+            command.send_signal(signal.SIGTERM)
+            try:
+                command.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                command.kill()
+                command.wait()
+        down(layout, say=lambda *_: None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--demo-course", type=Path, default=REPO / "demo-course",
+                        help="the folder `make demo` wrote (default: demo-course/ in the checkout)")
+    parser.add_argument("--no-hub", action="store_true", help="only the demo's pages, no course hub")
+    args = parser.parse_args(argv)
+    IMAGES.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="doc-pictures-") as scratch, chromium() as browser:
+        demo_pictures(browser, args.demo_course.resolve(), Path(scratch))
+        if not args.no_hub:
+            hub_pictures(browser, Path(scratch))
+    total = sum(path.stat().st_size for path in IMAGES.glob("*.png"))
+    print(f"docs/images/: {total // 1024} KB in all")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
