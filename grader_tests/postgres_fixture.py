@@ -1,4 +1,4 @@
-"""The session's PostgreSQL server for every test of a gradebook on PostgreSQL.
+"""The PostgreSQL server of a test run, for every test of a gradebook on PostgreSQL.
 
 ``postgres_admin_url``: a superuser URL, from ``GRADER_TEST_POSTGRES_URL`` (``.ci/run`` starts the
 server with ``grader_tests/postgres_server.py``) or a server started here from the installed
