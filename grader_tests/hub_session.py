@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from grader.hub import preflight
 from grader.hub.accounts import Account, Accounts
 from grader.hub.layout import HubLayout
 from grader.hub.lifecycle import RunningHub, down
+from grader_tests.account_prefix import unused_account_prefix
 
 ASSIGNMENT = "02_softmax"
 NOTEBOOK = "softmax.ipynb"
@@ -83,7 +83,7 @@ def course_hub(tmp_path_factory):
     root = Path(tempfile.mkdtemp(prefix="sal-hub-"))
     layout = HubLayout(root=root)
     log = tmp_path_factory.mktemp("hub") / "grader-hub-up.log"
-    prefix = f"h{uuid.uuid4().hex[:5]}"
+    prefix = unused_account_prefix("h")
     with open(log, "wb") as out:
         command = subprocess.Popen(
             [sys.executable, "-m", "grader.cli", "hub", "up", "--root", str(root), "--students", "2",

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import uuid
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -22,6 +21,7 @@ from grader.course import Course
 from grader.demo.corpus import build_notebook, get_submission
 from grader.service.exchange import CourseExchange
 from grader.service.student import StudentSide, temporary_account_name, temporary_accounts
+from grader_tests.account_prefix import unused_account_prefix
 
 
 class ServiceCourse:
@@ -39,7 +39,7 @@ class ServiceCourse:
         self.exchange = CourseExchange(self.course)
         for assignment in assignments:
             self.exchange.release_assignment(assignment)
-        self._prefix = f"s{uuid.uuid4().hex[:5]}"
+        self._prefix = unused_account_prefix("s")
         self._accounts: dict[str, str] = {}
         self._removals = ExitStack()
 
