@@ -14,11 +14,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.service.exchange import student_config
+from grader.course import Course
+from grader.service.exchange import CourseExchange, student_config
+from grader_tests.account_prefix import unused_account_prefix
 
 # Students need a Python 3.11 they can execute (this environment's may live in root's home) and
 # this environment's packages (nbgrader, ipykernel, numpy) on PYTHONPATH. A PYTHONPATH entry does
@@ -119,9 +122,9 @@ def create_students(count: int, base: Path, course_id: str, exchange_root: Path)
     base.mkdir(parents=True, exist_ok=True)
     base.chmod(0o755)
     students = []
-    tag = uuid.uuid4().hex[:6]
+    prefix = unused_account_prefix("sal", digits=6)
     for index in range(count):
-        name = f"sal{tag}{index}"
+        name = f"{prefix}{index}"
         home = base / name
         subprocess.run(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/sh",
                         "--user-group", name], check=True, capture_output=True)
@@ -136,3 +139,48 @@ def remove_students(students: list[Student]) -> None:
     for student in students:
         subprocess.run(["userdel", "--remove", "--force", student.name], capture_output=True)
         shutil.rmtree(student.home, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class ExchangeClass:
+    """A course folder of the instructor's, an exchange, and real student accounts around them."""
+
+    course: Course
+    exchange: Path
+    students: list[Student]
+
+    def instructor(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        """Run ``args`` in the course folder as the instructor (root), with the exchange set."""
+        env = {**os.environ, "GRADER_EXCHANGE_ROOT": str(self.exchange)}
+        result = subprocess.run(list(args), cwd=self.course.root, env=env, capture_output=True, text=True,
+                                timeout=900)
+        if check and result.returncode != 0:
+            raise AssertionError(f"{' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+        return result
+
+    def release(self, assignment: str) -> subprocess.CompletedProcess:
+        """``nbgrader release_assignment`` into the exchange."""
+        return self.instructor(str(Path(sys.executable).parent / "nbgrader"), "release_assignment", assignment)
+
+    def watch_once(self, *extra: str, check: bool = True) -> subprocess.CompletedProcess:
+        """``grader watch --once --fix-permissions``: collect, grade and release what is there."""
+        return self.instructor(sys.executable, "-m", "grader.cli", "watch", "--once", "--fix-permissions", *extra,
+                               check=check)
+
+
+@contextmanager
+def exchange_class(template: Course, course_folder: Path, prefix: str, students: int = 2) -> Iterator[ExchangeClass]:
+    """A copy of ``template`` in ``course_folder``, an exchange and ``students`` fresh accounts
+    (homes and exchange in a temporary folder named ``prefix…`` that every account can traverse);
+    the accounts and that folder are removed afterwards."""
+    top = Path(tempfile.mkdtemp(prefix=prefix))
+    top.chmod(0o755)
+    exchange = top / "exchange"
+    course = Course(course_folder)
+    shutil.copytree(template.root, course.root)
+    accounts = create_students(students, top / "home", CourseExchange(course).course_id, exchange)
+    try:
+        yield ExchangeClass(course, exchange, accounts)
+    finally:
+        remove_students(accounts)
+        shutil.rmtree(top, ignore_errors=True)

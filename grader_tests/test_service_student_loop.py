@@ -6,21 +6,15 @@ Run as root (accounts are created with useradd and removed afterwards); skipped 
 from __future__ import annotations
 
 import glob
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from grader.course import REPO_ROOT, Course
+from grader.course import REPO_ROOT
 from grader.demo.corpus import build_notebook, get_submission
-from grader.service.exchange import CourseExchange
 from grader.service.journal import RELEASED, Journal
-from grader_tests.student_accounts import create_students, remove_students, root_skip_reason, student_python
+from grader_tests.student_accounts import exchange_class, root_skip_reason, student_python
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(root_skip_reason() is not None, reason=str(root_skip_reason()))]
@@ -30,55 +24,34 @@ NOTEBOOK = "softmax.ipynb"
 HANDED_IN = {0: "model_answer", 1: "softmax_no_max_subtraction"}
 
 
-def instructor(course: Course, exchange: Path, *args: str, check: bool = True):
-    env = {**os.environ, "GRADER_EXCHANGE_ROOT": str(exchange)}
-    result = subprocess.run(list(args), cwd=course.root, env=env, capture_output=True, text=True,
-                            timeout=900)
-    if check and result.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
-    return result
-
-
-def grader_watch(course: Course, exchange: Path, *extra: str, check: bool = True):
-    return instructor(course, exchange, sys.executable, "-m", "grader.cli", "watch", "--once",
-                      "--fix-permissions", *extra, check=check)
-
-
 @pytest.fixture(scope="module")
 def loop(released_course_template, tmp_path_factory):
     """Two students hand in through the exchange; the service grades; they fetch feedback."""
-    top = Path(tempfile.mkdtemp(prefix="sal-loop-"))
-    top.chmod(0o755)
-    exchange = top / "exchange"
-    course = Course(tmp_path_factory.mktemp("loop") / "course")
-    shutil.copytree(released_course_template.root, course.root)
-    course_id = CourseExchange(course).course_id
     modes = {p: p.stat().st_mode for p in (REPO_ROOT / "solutions", REPO_ROOT / "source",
                                            REPO_ROOT / "grader")}
-    students = create_students(2, top / "home", course_id, exchange)
     try:
-        release = instructor(course, exchange, str(Path(sys.executable).parent / "nbgrader"),
-                             "release_assignment", ASSIGNMENT)
-        source = nbformat.read(course.source_notebook(ASSIGNMENT), as_version=4)
-        outputs = {"release": release.stdout + release.stderr}
-        for index, student in enumerate(students):
-            student.nbgrader("fetch_assignment", ASSIGNMENT)
-            fetched = student.home / ASSIGNMENT / NOTEBOOK
-            notebook = build_notebook(get_submission(ASSIGNMENT, HANDED_IN[index]),
-                                      nbformat.read(fetched, as_version=4), source)
-            student.write(f"{ASSIGNMENT}/{NOTEBOOK}", nbformat.writes(notebook))
-            validate = student.nbgrader("validate", f"{ASSIGNMENT}/{NOTEBOOK}", check=False)
-            outputs[f"validate{index}"] = validate.stdout + validate.stderr
-            student.nbgrader("submit", ASSIGNMENT)
-        # The second student also hands in under the first one's name (nbgrader allows --student).
-        students[1].nbgrader("submit", ASSIGNMENT, "--student", students[0].name)
-        outputs["watch"] = grader_watch(course, exchange).stderr
-        for student in students:
-            student.nbgrader("fetch_feedback", ASSIGNMENT)
-        yield course, exchange, students, outputs
+        with exchange_class(released_course_template, tmp_path_factory.mktemp("loop") / "course",
+                            "sal-loop-") as scene:
+            course, students = scene.course, scene.students
+            release = scene.release(ASSIGNMENT)
+            source = nbformat.read(course.source_notebook(ASSIGNMENT), as_version=4)
+            outputs = {"release": release.stdout + release.stderr}
+            for index, student in enumerate(students):
+                student.nbgrader("fetch_assignment", ASSIGNMENT)
+                fetched = student.home / ASSIGNMENT / NOTEBOOK
+                notebook = build_notebook(get_submission(ASSIGNMENT, HANDED_IN[index]),
+                                          nbformat.read(fetched, as_version=4), source)
+                student.write(f"{ASSIGNMENT}/{NOTEBOOK}", nbformat.writes(notebook))
+                validate = student.nbgrader("validate", f"{ASSIGNMENT}/{NOTEBOOK}", check=False)
+                outputs[f"validate{index}"] = validate.stdout + validate.stderr
+                student.nbgrader("submit", ASSIGNMENT)
+            # The second student also hands in under the first one's name (nbgrader allows --student).
+            students[1].nbgrader("submit", ASSIGNMENT, "--student", students[0].name)
+            outputs["watch"] = scene.watch_once().stderr
+            for student in students:
+                student.nbgrader("fetch_feedback", ASSIGNMENT)
+            yield course, scene.exchange, students, outputs
     finally:
-        remove_students(students)
-        shutil.rmtree(top, ignore_errors=True)
         for path, mode in modes.items():
             path.chmod(mode)
 

@@ -10,12 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -25,8 +20,7 @@ from grader.checks import get_check
 from grader.course import Course
 from grader.demo.corpus import Submission, build_notebook, get_submission
 from grader.grading.student_numbers import NUMBERS_CELL
-from grader.service.exchange import CourseExchange
-from grader_tests.student_accounts import create_students, remove_students, root_skip_reason, student_python
+from grader_tests.student_accounts import exchange_class, root_skip_reason, student_python
 from solutions.variants import ASSIGNMENT_ITEMS, numbers_for
 
 pytestmark = [pytest.mark.slow,
@@ -43,17 +37,6 @@ cell = next(c for c in notebook["cells"] if c["metadata"].get("nbgrader", {{}}).
 exec("".join(cell["source"]))
 print("MY_NUMBERS " + json.dumps(my_numbers))
 """
-
-
-def instructor(course: Course, exchange: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GRADER_EXCHANGE_ROOT": str(exchange)}
-    result = subprocess.run(list(args), cwd=course.root, env=env, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, f"{' '.join(args)} failed:\n{result.stdout}\n{result.stderr}"
-    return result
-
-
-def watch_once(course: Course, exchange: Path) -> None:
-    instructor(course, exchange, sys.executable, "-m", "grader.cli", "watch", "--once", "--fix-permissions")
 
 
 def scores(course: Course, student: str) -> dict[str, float]:
@@ -73,14 +56,10 @@ def typed_answers(numbers_of: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def accounts(released_course_template, tmp_path_factory):
-    top = Path(tempfile.mkdtemp(prefix="sal-variants-"))
-    top.chmod(0o755)
-    exchange = top / "exchange"
-    course = Course(tmp_path_factory.mktemp("variants") / "course")
-    shutil.copytree(released_course_template.root, course.root)
-    students = create_students(2, top / "home", CourseExchange(course).course_id, exchange)
-    try:
-        instructor(course, exchange, str(Path(sys.executable).parent / "nbgrader"), "release_assignment", ASSIGNMENT)
+    with exchange_class(released_course_template, tmp_path_factory.mktemp("variants") / "course",
+                        "sal-variants-") as scene:
+        course, students = scene.course, scene.students
+        scene.release(ASSIGNMENT)
         source = nbformat.read(course.source_notebook(ASSIGNMENT), as_version=4)
         seen, first_scores = {}, {}
         for student in students:
@@ -92,7 +71,7 @@ def accounts(released_course_template, tmp_path_factory):
                                       source)
             student.write(f"{ASSIGNMENT}/{NOTEBOOK}", nbformat.writes(notebook))
             student.nbgrader("submit", ASSIGNMENT)
-        watch_once(course, exchange)
+        scene.watch_once()
         first_scores = {s.name: scores(course, s.name) for s in students}
         # The second student now hands in the first one's answers, typed in.
         alice, bob = students
@@ -101,12 +80,9 @@ def accounts(released_course_template, tmp_path_factory):
                                 nbformat.read(bob.home / ASSIGNMENT / NOTEBOOK, as_version=4), source)
         bob.write(f"{ASSIGNMENT}/{NOTEBOOK}", nbformat.writes(copied))
         bob.nbgrader("submit", ASSIGNMENT)
-        watch_once(course, exchange)
-        instructor(course, exchange, sys.executable, "-m", "grader.cli", "report", ASSIGNMENT)
+        scene.watch_once()
+        scene.instructor(sys.executable, "-m", "grader.cli", "report", ASSIGNMENT)
         yield course, students, seen, first_scores
-    finally:
-        remove_students(students)
-        shutil.rmtree(top, ignore_errors=True)
 
 
 def shown_numbers(output: str) -> dict:
