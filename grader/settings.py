@@ -174,8 +174,8 @@ SETTINGS: tuple[Setting, ...] = (
     _kernel_manager("figure_kwargs", "keyword arguments", {"bbox_inches": None}, "",
                     "Keyword arguments of matplotlib's print_figure for every figure an IPython kernel shows "
                     "(its inline backend's InlineBackend.print_figure_kwargs, given on the kernel's command "
-                    "line). bbox_inches=None draws each figure once, as laid out (the notebooks' figures use "
-                    "constrained layout), where matplotlib-inline's default 'tight' draws it twice to crop "
+                    "line). bbox_inches=None draws each figure once, as laid out (the notebooks' figures set their "
+                    "margins), where matplotlib-inline's default 'tight' draws it twice to crop "
                     "it (benchmarks/figure_cost.py compares them). {}: matplotlib-inline's defaults."),
     # ---- hidden checks and quiz credit ----------------------------------------------------------
     _probes("seed", "integer", None, "",
