@@ -334,3 +334,24 @@ class SandboxedExecute(Execute):
             if msg["parent_header"].get("msg_id") == msg_id:
                 return True
         return False
+
+
+#: The throwaway cell of :func:`warm_sandboxed_kernel`: what the course's notebooks do first.
+WARM_UP_CELL = "import numpy as np\nimport matplotlib.pyplot as plt\nplt.plot([0, 1])\nplt.show()"
+
+
+def warm_sandboxed_kernel(config, course_root: str, kernel_name: str = "python3") -> None:
+    """Run one throwaway cell in a sandboxed kernel of this process, configured by ``config``.
+
+    The first notebook a process grades otherwise also pays for starting its kernel zygote and the
+    first sandbox (about 1.5 s on two cores, against 0.2 s for every later kernel); a grading
+    worker calls this before its first hand-in. The cell runs in an empty temporary folder.
+    """
+    import tempfile
+
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    notebook = new_notebook(cells=[new_code_cell(WARM_UP_CELL)],
+                            metadata={"kernelspec": {"name": kernel_name, "display_name": kernel_name}})
+    with tempfile.TemporaryDirectory(prefix="grader-warm-up-") as folder:
+        SandboxedExecute(config=config, course_root=course_root).preprocess(notebook, {"metadata": {"path": folder}})

@@ -7,6 +7,7 @@ loses nothing and a crash before it is repeated from the start.
 """
 from __future__ import annotations
 
+import logging
 import shutil
 import time
 from dataclasses import asdict, dataclass, field
@@ -15,19 +16,24 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from grader.course import Course, read_timestamp
+from grader.checks import all_checks
+from grader.course import Course, load_config, read_timestamp
 from grader.grading import nbgrader_apps
 from grader.grading.grade_one import grade_one
+from grader.grading.preprocessors.batched_save_autogrades import reuse_gradebook_connections
 from grader.grading.screen import Limits, handin_problem
 from grader.grading.status_page import ungradable_page
 from grader.grading.ungradable_record import record_ungradable
 from grader.grading.verdict_records import first_problem as verdict_first_problem
 from grader.grading.verdict_records import verdict_records
+from grader.sandbox.execute import warm_sandboxed_kernel
 from grader.service import pages
 
 HANDIN = "handin"      # archive/<id>/handin: the submission as collected from the exchange
 FEEDBACK = "feedback"  # archive/<id>/feedback: its feedback folder, ready to release
 NOT_COLLECTED = "not_collected.txt"  # in a hand-in the service refused to copy: the reason
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -107,11 +113,24 @@ def refusal_of(folder: Path) -> str | None:
 
 
 def warm_up(course_root: str) -> None:
-    """Load in this worker process what every grading reuses: nbgrader's converters and the
-    feedback app with its compiled page template (the pool runs this before the first hand-in)."""
+    """Load in this worker process what every grading reuses: nbgrader's converters, the feedback
+    app with its compiled page template, the kernel zygote with one throwaway sandboxed kernel, the
+    checks, and the gradebook's engine (each worker runs this once, before its first hand-in).
+    Never raises."""
     import nbgrader.converters  # noqa: F401
 
-    nbgrader_apps.warm_feedback_app(Course(Path(course_root))).build()
+    course = Course(Path(course_root))
+    try:
+        nbgrader_apps.warm_feedback_app(course).build()
+        warm_sandboxed_kernel(load_config(course), str(course.root))
+        all_checks()
+        sqlite_file = course.sqlite_file
+        if sqlite_file is None or sqlite_file.exists():  # never creates the gradebook
+            reuse_gradebook_connections()
+            with Gradebook(course.db_url) as gradebook:
+                gradebook.assignments  # noqa: B018 - the first query maps nbgrader's tables
+    except Exception as exc:  # the first hand-in is then slower, and its grading says what is wrong
+        log.warning("warming up a grading worker failed: %s: %s", type(exc).__name__, exc)
 
 
 def _score(course: Course, assignment: str, student: str) -> tuple[float, float]:

@@ -76,6 +76,12 @@ class AlreadyServing(RuntimeError):
     """Another ``grader watch`` holds this course's lock."""
 
 
+def start_worker(course_root: str) -> None:
+    """The first thing a local grading worker does: die with the service, then ``warm_up``."""
+    die_with_parent()
+    warm_up(course_root)
+
+
 def _epoch(moment: datetime) -> float:
     return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
 
@@ -155,7 +161,8 @@ class GradingLoop:
             from grader.service.cluster import DaskGrading
 
             return DaskGrading(self.course, self.scheduler, self.insecure_scheduler)
-        return cf.ProcessPoolExecutor(max_workers=self.workers, initializer=die_with_parent,
+        return cf.ProcessPoolExecutor(max_workers=self.workers, initializer=start_worker,
+                                      initargs=(str(self.course.root),),
                                       mp_context=multiprocessing.get_context("spawn"))
 
     def _serve(self, once: bool) -> None:
@@ -189,13 +196,14 @@ class GradingLoop:
             self._pool = None
 
     def _warm_workers(self) -> None:
-        """Start every worker and let it import and build what each grading reuses, so that the
-        first hand-in is graded as fast as the next ones (the pool finishes these first)."""
+        """Start every worker now, so that the first hand-in is graded as fast as the next ones:
+        each local worker warms itself up as it starts (``start_worker``), and the pool starts one
+        for each task it cannot give to an idle one; every Dask worker runs ``warm_up`` once."""
         if self.scheduler is not None:
             self._pool.warm(warm_up, str(self.course.root))
             return
         for _ in range(self.workers):
-            self._pool.submit(warm_up, str(self.course.root))
+            self._pool.submit(os.getpid)
 
     def _ready_now(self) -> bool:
         now = self.clock()
