@@ -358,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--idle", type=int, default=6, help="hand-ins to an idle service")
     parser.add_argument("--rush", default="30,100", help="sizes of the deadline rushes")
-    parser.add_argument("--baseline-rush", default="30", help="rush sizes the baseline gets too")
+    parser.add_argument("--baseline-rush", default="30", help="rush sizes the baseline gets too (0: none)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--baseline", default=BASELINE_COMMIT, help="commit of the baseline service")
     parser.add_argument("--replications", type=int, default=20)
@@ -372,8 +372,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         raise SystemExit("run as root: every student is a real account")
-    rushes = [int(size) for size in args.rush.split(",") if size]
-    baseline_rushes = [int(size) for size in args.baseline_rush.split(",") if size]
+    rushes = [int(size) for size in args.rush.split(",") if size and int(size) > 0]
+    baseline_rushes = [int(size) for size in args.baseline_rush.split(",") if size and int(size) > 0]
 
     top = Path(tempfile.mkdtemp(prefix="feedback-latency-"))
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
@@ -458,6 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"== idle service: submit -> feedback page (target p50 <= 1 s, p95 <= 1.5 s)")
     for label, result in results.items():
         print(line(label, result["idle"]) + f"   ({result['idle_load']})")
+        print(f"{'':<22} each, in order: " + " ".join(f"{value:.2f}" for value in result["idle"]))
     if "baseline" in results:
         base, cur = results["baseline"]["idle"], results["current"]["idle"]
         print(f"current / baseline: p50 {statistics.median(cur) / statistics.median(base):.2f}x, "
