@@ -10,7 +10,8 @@ exchange, the real service as its own process (`grader watch`, --workers workers
 
 Each service gets, in this order:
 
-- idle: --idle hand-ins one after another to an idle service, alternating the 02_softmax model
+- idle: once its workers are warm (each has started its kernel zygote), --idle hand-ins one
+  after another to an idle service, alternating the 02_softmax model
   answer and a typical wrong one (no max subtraction); latency = start of the student's submit
   -> that hand-in's feedback page in the exchange. p50 / p95 / max;
 - rushes (--rush, default 30 and 100 hand-ins): every hand-in prepared first, then submitted as
@@ -119,6 +120,7 @@ class Trial:
         from grader.service.exchange import CourseExchange
 
         self.top, self.label, self.notebooks, self.accounts = top / label, label, notebooks, accounts
+        self.workers = workers
         self.exchange_root = self.top / "exchange"
         os.environ["GRADER_EXCHANGE_ROOT"] = str(self.exchange_root)
         self.course = create_course(self.top / "course")
@@ -228,6 +230,35 @@ class Trial:
                     name = step.groupdict().get("name") or "landed to released"
                     steps.setdefault(name, []).append(float(step["value"]))
         return {name: statistics.median(values) for name, values in steps.items()}
+
+    def wait_until_warm(self, timeout: float = 300) -> float:
+        """Seconds until each of the service's workers has started its kernel zygote (and 1 s more
+        for the rest of its warm-up); the baseline's workers warm no zygote: 3 s for them."""
+        started = time.monotonic()
+        if self.label == "baseline":
+            time.sleep(3)
+            return time.monotonic() - started
+        from grader.sandbox.zygote import ZYGOTE_SCRIPT
+
+        def children(pid: int) -> list[int]:
+            try:
+                return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+            except OSError:
+                return []
+
+        def is_zygote(pid: int) -> bool:
+            try:
+                return ZYGOTE_SCRIPT.encode() in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                return False
+
+        while time.monotonic() - started < timeout:
+            warm = [worker for worker in children(self.service.pid) if any(map(is_zygote, children(worker)))]
+            if len(warm) >= self.workers:
+                time.sleep(1)
+                return time.monotonic() - started
+            time.sleep(0.1)
+        raise SystemExit(f"the {self.label} service's workers were not warm within {timeout} s; see {self.log_path}")
 
     def stop(self) -> None:
         self.service.terminate()
@@ -416,7 +447,8 @@ def main(argv: list[str] | None = None) -> int:
             for label, pythonpath, sizes in variants:
                 trials[label] = Trial(top, label, pythonpath, notebooks, accounts, args.workers)
                 results[label] = {"idle": [], "rushes": {}}
-            time.sleep(3)  # let the services start their workers
+            for label, trial in trials.items():
+                print(f"{label}: {trial.wait_until_warm():.1f} s until its workers were warm", flush=True)
             loads = []
             for run in range(args.idle + 1):
                 for label, trial in trials.items():
