@@ -238,22 +238,10 @@ class Trial:
         if self.label == "baseline":
             time.sleep(3)
             return time.monotonic() - started
-        from grader.sandbox.zygote import ZYGOTE_SCRIPT
-
-        def children(pid: int) -> list[int]:
-            try:
-                return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-            except OSError:
-                return []
-
-        def is_zygote(pid: int) -> bool:
-            try:
-                return ZYGOTE_SCRIPT.encode() in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            except OSError:
-                return False
+        from grader_tests.processes import children, zygote_children
 
         while time.monotonic() - started < timeout:
-            warm = [worker for worker in children(self.service.pid) if any(map(is_zygote, children(worker)))]
+            warm = [worker for worker in children(self.service.pid) if zygote_children(worker)]
             if len(warm) >= self.workers:
                 time.sleep(1)
                 return time.monotonic() - started
@@ -487,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"p95 {percentile(values, 0.95):5.2f} s   max {max(values):5.2f} s")
 
     print()
-    print(f"== idle service: submit -> feedback page (target p50 <= 1 s, p95 <= 1.5 s)")
+    print("== idle service: submit -> feedback page (target p50 <= 1 s, p95 <= 1.5 s)")
     for label, result in results.items():
         print(line(label, result["idle"]) + f"   ({result['idle_load']})")
         print(f"{'':<22} each, in order: " + " ".join(f"{value:.2f}" for value in result["idle"]))

@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO / "grader_tests"))
 from browser import chromium, open_page  # noqa: E402
 from hub_browser import HubUser, feedback_frame  # noqa: E402
 from hub_session import ASSIGNMENT, _wait_ready, hub_skip_reason  # noqa: E402
-from hub_student_path import SOFTMAX_MARKER, SOFTMAX_TEST, WRONG_SOFTMAX  # noqa: E402
+from hub_student_path import run_wrong_softmax  # noqa: E402
 
 from grader.hub.accounts import Accounts  # noqa: E402
 from grader.hub.layout import HubLayout  # noqa: E402
@@ -106,12 +106,7 @@ def student_path(browser, hub_url: str, account, scratch: Path) -> None:
         user.page.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT).wait_for()
         save_small(user.shot("assignment-list"), "student-assignment-list", height=400)
         user.fetch(ASSIGNMENT)
-        user.open_fetched_notebook(ASSIGNMENT, "softmax")
-        user.replace_cell_source(SOFTMAX_MARKER, WRONG_SOFTMAX)
-        user.run_all()
-        test_cell = user.cell_containing(SOFTMAX_TEST)
-        test_cell.locator(".jp-OutputArea-output", has_text="AssertionError").wait_for(timeout=180_000)
-        test_cell.scroll_into_view_if_needed()
+        run_wrong_softmax(user)
         settle(user)
         save_small(user.shot("notebook"), "student-notebook")
         user.save()

@@ -69,6 +69,7 @@ from grader.course import REPO_ROOT, Course, create_course, notebook_name
 from grader.demo.corpus import write_submission
 from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 from grader.release import generate_release
+from grader_tests.processes import children
 
 ATTACKS_DIR = Path(__file__).with_name("attacks")
 TOOLKIT = ATTACKS_DIR / "forge.py"
@@ -350,14 +351,6 @@ def _peak_rss(pid: int) -> int:
     return 0
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as handle:
-            return [int(p) for p in handle.read().split()]
-    except OSError:
-        return []
-
-
 def run_grader_autograde(batch: Batch, workers: int, deadline_seconds: int) -> dict:
     """Grade ``batch`` with ``grader autograde --workers N`` as an instructor types it.
 
@@ -378,7 +371,7 @@ def run_grader_autograde(batch: Batch, workers: int, deadline_seconds: int) -> d
             while process.poll() is None:
                 if time.monotonic() - started > deadline_seconds:
                     break
-                for pid in [process.pid, *_children(process.pid)]:
+                for pid in [process.pid, *children(process.pid)]:
                     peaks[pid] = max(peaks.get(pid, 0), _peak_rss(pid))
                 time.sleep(0.25)
         finally:

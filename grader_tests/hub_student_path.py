@@ -29,6 +29,18 @@ def model_softmax() -> str:
     return "".join(line for line in cell.source.splitlines(keepends=True) if "### " not in line)
 
 
+def run_wrong_softmax(user: HubUser):
+    """Open the fetched 02_softmax, write the softmax without the max subtraction, run every cell
+    and wait until its visible test fails; that test cell, scrolled into view."""
+    user.open_fetched_notebook(ASSIGNMENT, "softmax")
+    user.replace_cell_source(SOFTMAX_MARKER, WRONG_SOFTMAX)
+    user.run_all()
+    test_cell = user.cell_containing(SOFTMAX_TEST)
+    test_cell.locator(".jp-OutputArea-output", has_text="AssertionError").wait_for(timeout=180_000)
+    test_cell.scroll_into_view_if_needed()
+    return test_cell
+
+
 def softmax_row(feedback: dict) -> list[str]:
     return next(row for row in feedback["rows"] if row[0] == "softmax")
 
@@ -68,12 +80,7 @@ def student_path(course_hub, browser, hub_artefacts) -> StudentPath:
         user.shot("02-assignment-list")
         user.fetch(ASSIGNMENT)
         user.shot("03-fetched")
-        user.open_fetched_notebook(ASSIGNMENT, "softmax")
-        user.replace_cell_source(SOFTMAX_MARKER, WRONG_SOFTMAX)
-        user.run_all()
-        test_cell = user.cell_containing(SOFTMAX_TEST)
-        test_cell.locator(".jp-OutputArea-output", has_text="AssertionError").wait_for(timeout=180_000)
-        test_cell.scroll_into_view_if_needed()
+        test_cell = run_wrong_softmax(user)
         path.test_output = test_cell.locator(".jp-OutputArea").first.text_content()
         user.shot("04-wrong-softmax-run")
         user.save()

@@ -8,14 +8,14 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from grader.course import create_course
-from grader.sandbox import layers, zygote
+from grader.sandbox import layers
 from grader.service.grading import warm_up
 from grader.service.watch import GradingLoop
+from grader_tests.processes import zygote_children
 
 MISSING_LAYERS = layers.detect_layers().missing
 needs_sandbox = pytest.mark.skipif(bool(MISSING_LAYERS) or os.geteuid() != 0,
@@ -47,20 +47,6 @@ print(json.dumps({"warm": after_warm_up, "graded": after_grading,
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     return create_course(tmp_path_factory.mktemp("warm") / "course")
-
-
-def zygote_children(pid: int) -> list[int]:
-    """The kernel zygotes among the child processes of ``pid``."""
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    found = []
-    for child in map(int, children):
-        try:
-            command = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
-        except FileNotFoundError:
-            continue
-        if zygote.ZYGOTE_SCRIPT.encode() in command:
-            found.append(child)
-    return found
 
 
 @needs_sandbox
