@@ -68,17 +68,19 @@ def chromium() -> Iterator[object]:
 
 
 def open_page(browser, target: str | Path, screenshot: Path | None = None, *, marks_script: str | None = None,
-              wait_for: str | None = None, cookies: list[dict] | None = None) -> Visit:
+              wait_for: str | None = None, cookies: list[dict] | None = None,
+              viewport: dict | None = None) -> Visit:
     """Load ``target`` (a file path or a URL) in a fresh browser context and record what it did.
 
     marks_script: a JavaScript expression evaluated after load whose (JSON) value is stored in
     :attr:`Visit.marks` (e.g. the markers a payload sets when it runs).
     wait_for: a JavaScript expression to wait for after load (a page that fills itself in from
     an API); a TimeoutError if it never becomes true.
+    viewport: the window's size, ``{"width": px, "height": px}`` (Playwright's 1280 × 720 without).
     """
     url = Path(target).resolve().as_uri() if isinstance(target, Path) or "://" not in str(target) else str(target)
     visit = Visit(url=url)
-    context = browser.new_context()
+    context = browser.new_context(**({"viewport": viewport} if viewport else {}))
     if cookies:
         context.add_cookies(cookies)
     page = context.new_page()

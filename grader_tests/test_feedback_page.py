@@ -156,3 +156,24 @@ def test_a_generated_page_shows_the_summary_first_and_its_verdicts_wrap(generate
     for check in ("softmax", "entropy", "score_gradient", "answer_culprit"):
         assert check in marks["summaryText"]
     assert marks["verdicts"] >= 9 and marks["overflowing"] == []
+
+
+@pytest.mark.slow
+def test_a_figure_on_the_page_fits_a_narrow_window(generated_page, browser, browser_artefacts):  # noqa: F811
+    """A 900 px figure in an 800 px window shrinks to its cell: the page needs no sideways scrolling."""
+    measure = """() => ({
+        figures: [...document.querySelectorAll('div.output_area img')].map(img => ({
+            right: img.getBoundingClientRect().right,
+            cellRight: img.closest('div.cell').getBoundingClientRect().right,
+            ratio: img.getBoundingClientRect().width / img.getBoundingClientRect().height,
+            naturalRatio: img.naturalWidth / img.naturalHeight})),
+        pageWidth: document.documentElement.scrollWidth, windowWidth: window.innerWidth,
+    })"""
+    visit = open_page(browser, generated_page, browser_artefacts / "feedback-page-narrow.png",
+                      marks_script=f"({measure})()", viewport={"width": 800, "height": 900})
+    marks = visit.marks
+    assert marks["figures"], "the page shows the notebook's figure"
+    for figure in marks["figures"]:
+        assert figure["right"] <= figure["cellRight"] + 1
+        assert figure["ratio"] == pytest.approx(figure["naturalRatio"], rel=0.02)  # shrunk, not squashed
+    assert marks["pageWidth"] <= marks["windowWidth"]

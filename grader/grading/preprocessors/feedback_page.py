@@ -41,6 +41,7 @@ div.text_cell_render table:not(.feedback-summary) {{ border-collapse: collapse; 
 div.text_cell_render table:not(.feedback-summary) :is(th, td) {{ padding: 0.3em 0.8em;
   border: 1px solid #ccc; text-align: left; vertical-align: top; }}
 div.output_area pre, div.output_text pre {{ white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; }}
+div.output_area img {{ max-width: 100%; height: auto; }}
 div#toc {{ display: none; }}
 table.feedback-summary {{ width: 100%; margin: 0.5em 0 1em 0; border-collapse: collapse; }}
 table.feedback-summary th, table.feedback-summary td {{ padding: 0.3em 0.6em; border-bottom: 1px solid #ddd;
