@@ -1,6 +1,7 @@
 """Simulated reference statistics are computed once per course and shared by every process."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -66,7 +67,7 @@ def test_concurrent_processes_share_one_table(course_cache):
     assert outputs == [str(sum(i + 0.5 for i in range(200)))] * 3
     import sqlite3
     with sqlite3.connect(course_cache / reference_cache.FILE_NAME) as db:
-        assert db.execute("SELECT COUNT(*) FROM statistic").fetchone()[0] == 200
+        assert db.execute(f"SELECT COUNT(*) FROM {reference_cache.TABLE}").fetchone()[0] == 200
 
 
 def test_without_a_course_folder_nothing_is_written(tmp_path, monkeypatch):
@@ -84,3 +85,24 @@ def test_an_unreadable_table_only_means_computing_again(course_cache):
     calls = []
     square = counting(calls)
     assert square(7) == 49.0 and calls == [7]
+
+
+def test_a_saturation_band_is_computed_once_per_course(course_cache):
+    from grader.checks.softmax import saturation_band
+
+    first = saturation_band(8, 16, 100, 2.0)
+    code = ("import json, sys, solutions; from grader.checks import reference_cache as c\n"
+            "c.use_folder(sys.argv[1])\n"
+            "def simulated_again(*args, **kwargs): raise SystemExit('simulated again')\n"
+            "solutions.saturation_trials = simulated_again\n"
+            "from grader.checks.softmax import saturation_band\n"
+            "print(json.dumps(saturation_band(8, 16, 100, 2.0)))\n")
+    worker = subprocess.run([sys.executable, "-c", code, str(course_cache)], capture_output=True, text=True,
+                            timeout=120)  # a fresh worker process of the same course
+    assert worker.returncode == 0, worker.stderr[-2000:]
+    assert json.loads(worker.stdout) == first
+
+
+def test_a_remembered_value_comes_back_as_json_gives_it_the_first_time_too(course_cache):
+    pairs = reference_cache.remembered(lambda x: {"mean": (x, x / 3)})
+    assert pairs(1.0) == {"mean": [1.0, 1.0 / 3]}

@@ -111,7 +111,7 @@ def expected_accuracy(n_pairs: int, d: int, beta: float, readout: str) -> float:
     (computed once per course: ``grader.checks.reference_cache``)."""
     seed = zlib.crc32(repr((n_pairs, d, beta, readout)).encode())
     rng = np.random.default_rng(seed)
-    return solutions.retrieval_accuracy(n_pairs, d, beta, RETRIEVAL_REFERENCE_TRIALS, rng, readout=readout)
+    return float(solutions.retrieval_accuracy(n_pairs, d, beta, RETRIEVAL_REFERENCE_TRIALS, rng, readout=readout))
 
 
 def retrieval_tolerance(expected: float, n_trials: int) -> float:

@@ -2,8 +2,9 @@
 
 Some statistical judges compare a student's estimate with the reference's own Monte-Carlo
 estimate for the same setting (``grader.checks.readout.expected_accuracy``: 8000 simulated
-memories, about 0.09 s each). Such a value depends only on its arguments and the grading code,
-so it is kept in an SQLite table in the course's ``.grader/`` folder, shared by every grading
+memories, about 0.09 s each; ``grader.checks.softmax.saturation_band``: the accepted band of each
+saturation mean). Such a value depends only on its arguments and the grading code,
+so it is kept, as JSON, in an SQLite table in the course's ``.grader/`` folder, shared by every grading
 process and every run (kernels cannot reach that folder): two workers no longer simulate the same
 setting twice, and a re-grade or the grading service simulates nothing it has seen. The key holds
 the grading code's version (``grader.code_version.grader_version``), so changed code starts
@@ -12,6 +13,7 @@ afresh. Without a course folder (tests, an interactive session) values stay in t
 from __future__ import annotations
 
 import functools
+import json
 import sqlite3
 import threading
 from pathlib import Path
@@ -20,7 +22,8 @@ from grader.code_version import grader_version
 from grader.state_folders import REFERENCE_STATISTICS as FILE_NAME
 
 _folder: Path | None = None
-_memory: dict[str, float] = {}
+_memory: dict[str, object] = {}
+TABLE = "reference_value"  # key TEXT (function, arguments, code version) -> value TEXT (JSON)
 _lock = threading.Lock()
 
 
@@ -32,32 +35,34 @@ def use_folder(folder: Path | str | None) -> None:
 
 def _connect(folder: Path) -> sqlite3.Connection:
     connection = sqlite3.connect(folder / FILE_NAME, timeout=60)
-    connection.execute("CREATE TABLE IF NOT EXISTS statistic (key TEXT PRIMARY KEY, value REAL NOT NULL)")
+    connection.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     return connection
 
 
-def _stored(folder: Path, key: str) -> float | None:
-    """The kept value, or None when there is none or the table cannot be read (it is only a cache:
-    e.g. SQLite's locks on a network file system)."""
+def _stored(folder: Path, key: str) -> str | None:
+    """The kept JSON text, or None when there is none or the table cannot be read (it is only a
+    cache: e.g. SQLite's locks on a network file system)."""
     try:
         with _connect(folder) as connection:
-            row = connection.execute("SELECT value FROM statistic WHERE key = ?", (key,)).fetchone()
+            row = connection.execute(f"SELECT value FROM {TABLE} WHERE key = ?", (key,)).fetchone()
     except sqlite3.Error:
         return None
-    return None if row is None else float(row[0])
+    return None if row is None else str(row[0])
 
 
-def _store(folder: Path, key: str, value: float) -> None:
+def _store(folder: Path, key: str, text: str) -> None:
     try:
         with _connect(folder) as connection:
-            connection.execute("INSERT OR IGNORE INTO statistic (key, value) VALUES (?, ?)", (key, value))
+            connection.execute(f"INSERT OR IGNORE INTO {TABLE} (key, value) VALUES (?, ?)", (key, text))
     except sqlite3.Error:
         pass  # computed again next time
 
 
 def remembered(function):
-    """Decorate a deterministic function of hashable arguments returning a float: each value is
-    computed once per course (or per process without a course folder)."""
+    """Decorate a deterministic function of hashable arguments whose value JSON holds exactly (a
+    float, or lists and string-keyed dicts of floats): each value is computed once per course (or
+    per process without a course folder). The caller gets the value as JSON gives it back (a
+    tuple comes back as a list) on the first call as on every later one."""
     @functools.wraps(function)
     def wrapper(*args):
         key = f"{function.__module__}.{function.__qualname__}{args!r} {grader_version()}"
@@ -66,11 +71,12 @@ def remembered(function):
         if value is not None:
             return value
         folder = _folder
-        value = _stored(folder, key) if folder is not None else None
-        if value is None:
-            value = float(function(*args))
+        text = _stored(folder, key) if folder is not None else None
+        if text is None:
+            text = json.dumps(function(*args))
             if folder is not None:
-                _store(folder, key, value)
+                _store(folder, key, text)
+        value = json.loads(text)
         with _lock:
             _memory[key] = value
         return value

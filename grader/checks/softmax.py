@@ -7,7 +7,6 @@ independent draws.
 from __future__ import annotations
 
 import zlib
-from functools import lru_cache
 
 import numpy as np
 
@@ -15,6 +14,7 @@ import solutions
 from grader import kernel_side
 from grader.checks.api import INACCURATE, WRONG_TYPE, Case, compare_answer, plural
 from grader.checks.common import STANDARD_ERRORS, function_check, seed_input, value_check
+from grader.checks.reference_cache import remembered
 
 #: The reference run that sets the centre of the band has this many times the student's trials.
 REFERENCE_TRIAL_FACTOR = 4
@@ -113,9 +113,10 @@ def _saturation_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
-@lru_cache(maxsize=256)
-def saturation_band(d_k: int, n_keys: int, n_trials: int, scale: float) -> dict[str, tuple[float, float]]:
-    """key -> (centre, half-width) of the accepted means of a saturation case.
+@remembered
+def saturation_band(d_k: int, n_keys: int, n_trials: int, scale: float) -> dict[str, list[float]]:
+    """key -> [centre, half-width] of the accepted means of a saturation case (computed once per
+    course: ``grader.checks.reference_cache``).
 
     The centre is the mean of a reference run of REFERENCE_TRIAL_FACTOR·n_trials trials drawn from
     a stream fixed by the setting (so a setting's band is computed once), independent of the
@@ -130,7 +131,7 @@ def saturation_band(d_k: int, n_keys: int, n_trials: int, scale: float) -> dict[
     for key in SATURATION_KEYS:
         spread = float(trials[key].std(ddof=1))
         standard_error = spread * np.sqrt(1.0 / n_trials + 1.0 / (REFERENCE_TRIAL_FACTOR * n_trials))
-        band[key] = (float(trials[key].mean()), STANDARD_ERRORS * standard_error + 1e-12)
+        band[key] = [float(trials[key].mean()), float(STANDARD_ERRORS * standard_error + 1e-12)]
     return band
 
 
