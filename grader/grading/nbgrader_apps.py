@@ -5,11 +5,14 @@ so a caller grading a class can record a failure against one student and carry o
 """
 from __future__ import annotations
 
+import threading
+
 from nbgrader.converters import GenerateAssignment, GenerateFeedback
 from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import GetGrades
 from nbgrader.utils import capture_log
 
-from grader.course import Course, load_config
+from grader.course import ASSIGNMENTS, Course, load_config
 
 
 def _coursedir(course: Course, config, assignment: str, student: str = "*") -> CourseDirectory:
@@ -51,10 +54,45 @@ class _WarmGenerateFeedback(GenerateFeedback):
             return
         self.writer = FilesWriter(parent=self, config=self.config)
         self.exporter = self.exporter_class(parent=self, config=self.config)
-        for preprocessor in self.preprocessors:
-            self.exporter.register_preprocessor(preprocessor)
+        self._steps = [step(parent=self.exporter) if isinstance(step, type) else step
+                       for step in self.preprocessors]
+        for step in self._steps:
+            self.exporter.register_preprocessor(step)
         self.exporter.template  # noqa: B018 - loads and compiles the page template now
         self._built = True
+
+    def rehearse(self, course: Course) -> int:
+        """Render the page of every released notebook of ``course`` in memory, as a student's
+        page is rendered but without a score (nothing is read from the gradebook or written):
+        the templates the page template includes are compiled, the page's style sheet parsed,
+        and the code every page shows (the given code, the visible tests) highlighted and kept
+        (``grader.pages.exporter.RememberingHighlight``). A worker's first page then costs what
+        every later one does. Returns the number of pages rendered."""
+        import nbformat
+
+        self.build()
+        reading = [step for step in self._steps if isinstance(step, GetGrades)]
+        rendered = 0
+        with _one_page_at_a_time:
+            enabled = [step.enabled for step in reading]
+            for step in reading:
+                step.enabled = False
+            try:
+                for assignment in ASSIGNMENTS:
+                    path = course.release_notebook(assignment)
+                    if not path.is_file():
+                        continue
+                    notebook = nbformat.read(path, as_version=4)
+                    for cell in notebook.cells:  # what GetGrades would write: no score, no comment
+                        cell.metadata.get("nbgrader", {}).update(score=0.0, comment=None)
+                    self.exporter.from_notebook_node(notebook, {"nbgrader": {
+                        "notebook": path.stem, "assignment": assignment, "student": "", "score": 0.0,
+                        "max_score": 0.0, "late_penalty": 0.0}})
+                    rendered += 1
+            finally:
+                for step, was in zip(reading, enabled):
+                    step.enabled = was
+        return rendered
 
     def start(self) -> None:
         import os
@@ -70,6 +108,8 @@ class _WarmGenerateFeedback(GenerateFeedback):
 
 
 _warm_feedback: dict[str, tuple[float, _WarmGenerateFeedback]] = {}
+# A rehearsal switches the app's gradebook step off while it renders; a page must not run then.
+_one_page_at_a_time = threading.Lock()
 
 
 def warm_feedback_app(course: Course, assignment: str = "", student: str = "*") -> _WarmGenerateFeedback:
@@ -94,6 +134,7 @@ def generate_feedback_warm(course: Course, assignment: str, student: str) -> dic
     again when the course's ``nbgrader_config.py`` changed.
     """
     app = warm_feedback_app(course)
-    app.coursedir.assignment_id = assignment
-    app.coursedir.student_id = student
-    return capture_log(app)
+    with _one_page_at_a_time:
+        app.coursedir.assignment_id = assignment
+        app.coursedir.student_id = student
+        return capture_log(app)
