@@ -352,7 +352,7 @@ def plan(service: list[float], overhead: float, replications: int) -> list[str]:
                  for workers in WORKER_COUNTS]
         needed = workers_needed(students, service, overhead, replications)
         lines.append(f"  class of {students:4d} in the last 10 min: " + ";  ".join(cells) + (
-            f";  p95 < {P95_TARGET:g} s needs {needed} workers" if needed else
+            f";  p95 < {P95_TARGET:g} s needs {needed} worker{'s' if needed > 1 else ''}" if needed else
             f";  no number of workers keeps p95 < {P95_TARGET:g} s: one hand-in alone takes "
             f"{percentile(service, 0.95) + overhead:.1f} s at p95 here"))
     return lines
