@@ -2,6 +2,7 @@
 kernel zygote and run one sandboxed kernel, so the first student's feedback is as quick as the next."""
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -150,9 +151,27 @@ def test_every_local_worker_of_the_service_has_its_zygote_before_any_hand_in(cou
         service._pool.shutdown(wait=True)
 
 
-def test_a_worker_whose_warm_up_fails_says_so_and_goes_on(tmp_path, caplog):
+@pytest.fixture
+def unfrozen():
+    """The test process's objects go back to the garbage collector after a warm-up froze them."""
+    yield
+    gc.unfreeze()
+
+
+def test_a_worker_whose_warm_up_fails_says_so_and_goes_on(tmp_path, caplog, unfrozen):
     not_a_course = tmp_path / "empty"
     not_a_course.mkdir()
     with caplog.at_level(logging.WARNING, logger="grader.service.grading"):
         warm_up(str(not_a_course))
-    assert "warming up a grading worker failed" in caplog.text
+    assert "warming up a grading worker failed (the sandboxed kernel)" in caplog.text
+
+
+def test_a_warm_up_whose_pages_fail_still_starts_the_kernel_zygote(course, monkeypatch, unfrozen):
+    from grader.grading import nbgrader_apps
+
+    started = []
+    monkeypatch.setattr(nbgrader_apps._WarmGenerateFeedback, "rehearse",
+                        lambda self, course: (_ for _ in ()).throw(ValueError("a broken release")))
+    monkeypatch.setattr("grader.service.grading.warm_sandboxed_kernel", lambda *args: started.append(args))
+    warm_up(str(course.root))
+    assert len(started) == 1

@@ -122,22 +122,29 @@ def warm_up(course_root: str) -> None:
     import nbgrader.converters  # noqa: F401
 
     course = Course(Path(course_root))
-    try:
-        nbgrader_apps.warm_feedback_app(course).rehearse(course)
-        warm_sandboxed_kernel(load_config(course), str(course.root))
-        all_checks()
-        sqlite_file = course.sqlite_file
-        if sqlite_file is None or sqlite_file.exists():  # never creates the gradebook
-            reuse_gradebook_connections()
-            with Gradebook(course.db_url) as gradebook:
-                gradebook.assignments  # noqa: B018 - the first query maps nbgrader's tables
-    except Exception as exc:  # the first hand-in is then slower, and its grading says what is wrong
-        log.warning("warming up a grading worker failed: %s: %s", type(exc).__name__, exc)
+    steps = {"the feedback pages": lambda: nbgrader_apps.warm_feedback_app(course).rehearse(course),
+             "the sandboxed kernel": lambda: warm_sandboxed_kernel(load_config(course), str(course.root)),
+             "the checks": all_checks,
+             "the gradebook": lambda: _warm_gradebook(course)}
+    for name, step in steps.items():
+        try:
+            step()
+        except Exception as exc:  # that part of the first hand-in is slower; its grading says what is wrong
+            log.warning("warming up a grading worker failed (%s): %s: %s", name, type(exc).__name__, exc)
     # What the warm-up loaded (some 300,000 objects) stays for the worker's life: collected now and
     # then frozen, it is no longer walked by a full collection, which otherwise came during the
     # first page (0.1 s).
     gc.collect()
     gc.freeze()
+
+
+def _warm_gradebook(course: Course) -> None:
+    """Open the gradebook's engine and map nbgrader's tables (never creates the gradebook)."""
+    sqlite_file = course.sqlite_file
+    if sqlite_file is None or sqlite_file.exists():
+        reuse_gradebook_connections()
+        with Gradebook(course.db_url) as gradebook:
+            gradebook.assignments  # noqa: B018 - the first query maps nbgrader's tables
 
 
 def _score(course: Course, assignment: str, student: str) -> tuple[float, float]:
