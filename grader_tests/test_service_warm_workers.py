@@ -69,7 +69,6 @@ def test_a_warmed_up_worker_grades_its_first_notebook_with_the_zygote_the_warm_u
 
 
 @needs_sandbox
-@needs_sandbox
 def test_what_the_warm_up_loaded_is_kept_out_of_later_garbage_collections(first_grading):
     assert first_grading["frozen"] > 10_000  # the imports, the compiled templates, the checks
 
@@ -91,19 +90,21 @@ seen = {"rendered": rendered, "highlighted": _highlighted.cache_info().currsize,
         "changed": before != sorted((str(p), p.stat().st_mtime_ns) for p in course.root.rglob("*"))}
 with Gradebook(course.db_url) as gradebook:
     seen["students"] = [student.id for student in gradebook.students]
-path = course.submitted_notebook("ada", "02_softmax")
-path.parent.mkdir(parents=True)
-path.write_text(sys.stdin.read())
-seen["graded"] = grade_one(str(course.root), "02_softmax", "ada").graded
-seen["page_written"] = nbgrader_apps.generate_feedback_warm(course, "02_softmax", "ada")["success"]
-seen["page"] = course.feedback_page("ada", "02_softmax").read_text(encoding="utf-8")
+if sys.argv[2:] == ["grade"]:  # grading needs the sandbox
+    path = course.submitted_notebook("ada", "02_softmax")
+    path.parent.mkdir(parents=True)
+    path.write_text(sys.stdin.read())
+    seen["graded"] = grade_one(str(course.root), "02_softmax", "ada").graded
+    seen["page_written"] = nbgrader_apps.generate_feedback_warm(course, "02_softmax", "ada")["success"]
+    seen["page"] = course.feedback_page("ada", "02_softmax").read_text(encoding="utf-8")
 print(json.dumps(seen))
 """
 
 
 @pytest.fixture(scope="module")
 def rehearsed(released_course_template, tmp_path_factory) -> dict:
-    """What REHEARSAL saw in a copy of the released course, the model answer of 02_softmax handed in."""
+    """What REHEARSAL saw in a copy of the released course (where the sandbox works, with the model
+    answer of 02_softmax handed in and graded after the rehearsal)."""
     import nbformat
 
     from grader.demo.corpus import build_notebook, get_submission
@@ -114,8 +115,9 @@ def rehearsed(released_course_template, tmp_path_factory) -> dict:
     model = nbformat.writes(build_notebook(
         get_submission("02_softmax", "model_answer"), nbformat.read(course.release_notebook("02_softmax"), 4),
         nbformat.read(course.source_notebook("02_softmax"), 4)))
-    result = subprocess.run([sys.executable, "-c", REHEARSAL, str(root)], input=model, capture_output=True,
-                            text=True, timeout=600, check=True)
+    grade = [] if MISSING_LAYERS or os.geteuid() != 0 else ["grade"]
+    result = subprocess.run([sys.executable, "-c", REHEARSAL, str(root), *grade], input=model,
+                            capture_output=True, text=True, timeout=600, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -132,6 +134,7 @@ def test_a_page_written_after_the_rehearsal_carries_its_score(rehearsed):
     assert "(Score: 21.0 / 21.0)" in rehearsed["page"]
 
 
+@needs_sandbox
 def test_every_local_worker_of_the_service_has_its_zygote_before_any_hand_in(course, monkeypatch, tmp_path):
     monkeypatch.setenv("GRADER_EXCHANGE_ROOT", str(tmp_path / "exchange"))
     service = GradingLoop(course, workers=2)
