@@ -108,7 +108,8 @@ reports = []
 for cell in nb.cells:
     texts = [o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream"]
     errors = [o.get("evalue", "") for o in cell.outputs if o.get("output_type") == "error"]
-    reports.append(json.loads(texts[-1]) if texts else {"error": errors})
+    # One JSON line per cell; a loaded kernel may flush it in two stream messages (the text, then "\n").
+    reports.append(json.loads("".join(texts)) if texts else {"error": errors})
 print("REPORTS " + json.dumps(reports))
 '''
 
