@@ -136,12 +136,22 @@ class HubUser:
         raise TimeoutError(f"no feedback for submission {submissions} of {assignment} within {timeout_s} s")
 
     def fetch_and_view_feedback(self, assignment: str) -> None:
-        """Fetch Feedback, then (view feedback) of the newest submission: the file browser shows its folder."""
+        """Fetch Feedback, then (view feedback) of the newest submission; returns once the file
+        browser shows that submission's folder (named after its timestamp)."""
         self.dismiss_dialogs()
         self.page.locator('#submitted_assignments_list .item_status button:text("Fetch Feedback")').first.click()
-        view = self.submission_rows(assignment).last.locator("a", has_text="view feedback")
+        newest = self.submission_rows(assignment).last
+        view = newest.locator("a", has_text="view feedback")
         view.wait_for()
+        timestamp = newest.locator(".item_name").inner_text().split("(view feedback)")[0].strip()
         view.click()
+        # The link navigates the file browser asynchronously; until it has, the browser still lists
+        # the folder shown before (an earlier hand-in's feedback, with a page of the same name).
+        self.page.locator("#filebrowser .jp-BreadCrumbs", has_text=timestamp).wait_for()
+
+    def close_tab(self) -> None:
+        """Close the tab in front (File > Close Tab)."""
+        self.menu("File", "Close Tab")
 
     def open_file(self, name: str) -> None:
         """Double-click ``name`` in the file browser (whatever folder it shows)."""

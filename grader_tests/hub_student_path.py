@@ -66,6 +66,8 @@ def _hand_in_and_read_feedback(user: HubUser, path: StudentPath, submissions: in
     user.open_file("softmax.html")
     feedback = read_feedback(user)
     user.shot(f"{step}c-feedback-page")
+    # Closed once read, so that the next page read is the one opened next (both are softmax.html).
+    user.close_tab()
     return feedback
 
 
