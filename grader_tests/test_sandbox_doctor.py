@@ -1,6 +1,9 @@
 """`grader doctor`: attacks the sandbox for real and reports each protection."""
 from __future__ import annotations
 
+import dataclasses
+import os
+
 import pytest
 
 from grader import doctor
@@ -16,6 +19,8 @@ PROTECTIONS = (layers.FILESYSTEM, layers.NETWORK, layers.PROCESS_CLEANUP,
                # whole-tree layers (control group, working-folder quota) and leftover clean-up
                "process tree limit", "memory of the process tree", "CPU share and quota",
                layers.WORKDIR_QUOTA, "output limits", "leftover clean-up")
+# what the sandbox without root has no layer for (docs/security.md, "The sandbox without root")
+ABSENT_WITHOUT_ROOT = () if FULL_SUPPORT.as_root else ("CPU share and quota",)
 
 
 @pytest.fixture
@@ -42,14 +47,21 @@ def test_doctor_passes_when_every_protection_holds(course_config, capsys):
     assert doctor.main(["--config", course_config()]) == 0
     output = capsys.readouterr().out
     for protection in PROTECTIONS:
-        assert "active" in row(output, protection)
+        if protection not in ABSENT_WITHOUT_ROOT:
+            assert "active" in row(output, protection)
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.geteuid() == 0, reason="the sandbox without root is probed by an ordinary user")
+def test_doctor_without_root_names_the_cpu_quota_it_lacks_and_still_passes(course_config, capsys):
+    assert doctor.main(["--config", course_config()]) == 0
+    cpu = row(capsys.readouterr().out, "CPU share and quota")
+    assert cpu.split("│")[2].strip() == "none without root"
 
 
 @needs_sandbox
 def test_doctor_fails_and_names_a_layer_that_is_missing(course_config, capsys, monkeypatch):
-    support = layers.LayerSupport(FULL_SUPPORT.unshare,
-                                  {layers.NETWORK: "switched off for this test"},
-                                  FULL_SUPPORT.extra_flags)
+    support = dataclasses.replace(FULL_SUPPORT, missing={layers.NETWORK: "switched off for this test"})
     monkeypatch.setattr(layers, "detect_layers", lambda: support)
     monkeypatch.setattr(run_module, "_warned_layers", set())
     assert doctor.main(["--config", course_config()]) == 1

@@ -3,8 +3,10 @@
 Process limits (RLIMIT_NPROC) count every process of a user id machine-wide, so two
 kernels sharing one id (say ``nobody``) would share one budget: a fork bomb in one
 notebook would starve a notebook graded next to it. Each sandbox therefore runs as its own
-unused uid, reserved across processes with ``flock`` on ``<tempdir>/<LOCK_DIR_NAME>/<uid>``;
-a lock is released when its holder closes it or dies.
+unused uid, reserved across processes with ``flock`` on
+``<tempdir>/<LOCK_DIR_NAME>-<euid>/<uid>``; a lock is released when its holder closes it or dies.
+The folder is per user: only root reserves uids for kernels, and a folder another account made
+(say root's, mode 0700) must not stop an ordinary user's run, nor hand root's locks to another.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import os
 import random
+import stat
 import tempfile
 
 LOCK_DIR_NAME = "scaled-attention-lab-sandbox-uids"
@@ -37,8 +40,22 @@ class UidSlot:
 
 
 def lock_dir() -> str:
-    path = os.path.join(tempfile.gettempdir(), LOCK_DIR_NAME)
-    os.makedirs(path, mode=0o700, exist_ok=True)
+    """This user's folder of uid locks, ``<tempdir>/<LOCK_DIR_NAME>-<euid>``, mode 0700.
+
+    Raises RuntimeError naming the folder when it exists but is not a private folder of this
+    user (another account made it first, or it is a link).
+    """
+    euid = os.geteuid()
+    path = os.path.join(tempfile.gettempdir(), f"{LOCK_DIR_NAME}-{euid}")
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(path)
+    if (not stat.S_ISDIR(info.st_mode) or info.st_uid != euid
+            or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+        raise RuntimeError(f"{path} is not a private folder of uid {euid}; remove it "
+                           "(another account made it, or it is a link) and grade again")
     return path
 
 
