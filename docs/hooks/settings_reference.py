@@ -1,19 +1,24 @@
-"""MkDocs hook: the page ``settings.md``, generated from the settings' own declarations.
+"""MkDocs hook: the page ``settings.md`` is what the settings' own declarations say.
 
 Every setting of the course (its name, type, default, unit and help) is declared once, in
 ``grader.settings``; ``grader.settings.reference_markdown()`` returns the whole reference page as
-Markdown. This hook adds that page to the site at build time, so the reference can never drift
-from the code. Without the function the build stops with an error naming it.
+Markdown. The page is a file of ``docs/`` (so its links work on a code host too), written by
+running this file (``python docs/hooks/settings_reference.py``); the build stops when the file
+differs from what the function returns, so the reference can never drift from the code. Without
+the function the build stops with an error naming it.
 """
 from __future__ import annotations
 
 import importlib
+import sys
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import Files
 
 PAGE = "settings.md"
 MODULE, FUNCTION = "grader.settings", "reference_markdown"
+WRITE_COMMAND = "python docs/hooks/settings_reference.py"
 
 
 def reference_markdown() -> str:
@@ -35,7 +40,22 @@ def reference_markdown() -> str:
 
 
 def on_files(files: Files, config) -> Files:
-    if files.get_file_from_path(PAGE) is not None:
-        raise PluginError(f"docs/{PAGE} is generated at build time; remove the file of that name")
-    files.append(File.generated(config, PAGE, content=reference_markdown()))
+    expected = reference_markdown()
+    page = files.get_file_from_path(PAGE)
+    if page is None:
+        raise PluginError(f"docs/{PAGE} is missing; write it from the declarations with: {WRITE_COMMAND}")
+    if page.content_string != expected:
+        raise PluginError(f"docs/{PAGE} differs from {MODULE}.{FUNCTION}() (a setting changed since "
+                          f"it was written); write it again with: {WRITE_COMMAND}")
     return files
+
+
+def write_page(docs_dir: Path) -> Path:
+    """Write ``docs_dir/settings.md`` from the declarations; returns its path."""
+    path = docs_dir / PAGE
+    path.write_text(reference_markdown(), encoding="utf-8")
+    return path
+
+
+if __name__ == "__main__":
+    print(f"wrote {write_page(Path(__file__).resolve().parent.parent)}", file=sys.stderr)
