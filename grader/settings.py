@@ -189,6 +189,10 @@ SETTINGS: tuple[Setting, ...] = (
     _feedback("max_output_bytes", "integer", 16 * MiB, "characters",
               "Output (text and data, in characters) one page shows, in reading order; the outputs "
               "past it are left off, each cell that loses some says so in one line."),
+    _feedback("max_inline_image_bytes", "integer", 2 * MiB, "bytes",
+              "Largest image file next to a notebook that its markdown shows (`![](figure.png)`) "
+              "inlined into the page; a larger file, or one that is not a PNG, JPEG or GIF, shows "
+              "its alt text only."),
     # ---- the grading service (grader watch) -----------------------------------------------------
     _service("immediate_feedback", "assignment → boolean", {}, "",
              "assignment id -> whether feedback on a submission made before the due date is released "

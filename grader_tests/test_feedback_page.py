@@ -91,15 +91,20 @@ def test_an_untouched_stub_shows_one_plain_line_instead_of_a_traceback():
                                traceback=["\x1b[0;31mNotImplementedError\x1b[0m Traceback (most recent call last)"])]
     figure = new_code_cell("plot(saturation_experiment(64, 64, 100, 8.0, rng))")
     figure.outputs = [new_output("error", ename="NotImplementedError", evalue="", traceback=stub.outputs[0].traceback)]
-    nb, _ = _page(stub, figure)
-    assert [o.get("text") for o in nb.cells[1].outputs] == [NOT_ATTEMPTED_NOTE]
-    assert [o.get("text") for o in nb.cells[2].outputs] == [CALLS_A_STUB_NOTE]
+    nb, _ = _page(stub, figure)  # no hidden checks: no summary cell before them
+    assert [o.get("text") for o in nb.cells[0].outputs] == [NOT_ATTEMPTED_NOTE]
+    assert [o.get("text") for o in nb.cells[1].outputs] == [CALLS_A_STUB_NOTE]
 
 
-def test_the_page_css_makes_verdict_text_wrap_and_hides_the_list_of_test_cells():
+def test_the_page_css_makes_verdict_text_wrap_and_leaves_nbgrader_s_score_index_shown():
     _, resources = _page()
     assert resources["inlining"]["css"] == ["base", PAGE_CSS]
-    assert "white-space: pre-wrap" in PAGE_CSS and "div#toc { display: none; }" in PAGE_CSS
+    assert "white-space: pre-wrap" in PAGE_CSS and "div#toc" not in PAGE_CSS
+
+
+def test_a_notebook_without_hidden_checks_gets_no_summary_heading():
+    nb, _ = _page(new_code_cell("x = 1"))
+    assert [cell.source for cell in nb.cells] == ["x = 1"]
 
 
 def test_the_course_config_builds_this_page_with_plain_nbgrader_generate_feedback(course):
@@ -151,7 +156,7 @@ def test_a_generated_page_shows_the_summary_first_and_its_verdicts_wrap(generate
     })"""
     visit = open_page(browser, page, browser_artefacts / "feedback-page.png", marks_script=f"({measure})()")
     marks = visit.marks
-    assert marks["summaryTop"] < marks["firstCellTop"] and not marks["tocVisible"]
+    assert marks["summaryTop"] < marks["firstCellTop"] and marks["tocVisible"]
     assert "Fix first" in marks["summaryText"] and "no max subtraction" in marks["summaryText"]
     for check in ("softmax", "entropy", "score_gradient", "answer_culprit"):
         assert check in marks["summaryText"]

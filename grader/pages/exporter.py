@@ -20,7 +20,8 @@ from traitlets import Bool, default
 
 from grader.pages.csp import add_csp_meta
 from grader.pages.html_sanitizer import sanitize_fragment
-from grader.pages.markdown import page_markdown_to_html
+from grader.pages.markdown import IMAGES_KEY, page_markdown_to_html
+from grader.pages.notebook_images import NotebookImages
 from grader.pages.page_limit import limit_outputs
 from grader.settings import traits_of
 
@@ -41,7 +42,7 @@ class FeedbackExporter(HTMLExporter):
     """HTMLExporter for pages other people open: sanitized content, no script, a CSP meta element."""
 
     sanitize_html = Bool(True, help="Always on: feedback pages show submission content.").tag(config=True)
-    locals().update(traits_of("FeedbackExporter"))  # max_output_bytes (grader.settings)
+    locals().update(traits_of("FeedbackExporter"))  # max_output_bytes, max_inline_image_bytes (grader.settings)
 
     @default("extra_loaders")
     def _no_mathjax_loader(self):
@@ -56,6 +57,9 @@ class FeedbackExporter(HTMLExporter):
         nb, resources = super()._preprocess(nb, resources)
         limit_outputs(nb, self.max_output_bytes)  # after every preprocessor: the page as it is shown
         describe_images(nb)
+        folder = (resources.get("metadata") or {}).get("path")
+        if folder:  # the notebook's folder: its markdown's images are inlined from there
+            resources[IMAGES_KEY] = NotebookImages(folder, self.max_inline_image_bytes)
         return nb, resources
 
     def from_notebook_node(self, nb, resources=None, **kw):

@@ -4,7 +4,9 @@ The pages load no script, so MathJax cannot typeset maths in the browser. Instea
 spans that nbconvert's markdown parser finds (``$...$``, ``$$...$$``, ``\\begin{env}...``) are
 converted to MathML by latex2mathml when the page is written; browsers display MathML natively.
 Maths that latex2mathml cannot convert stays visible as its TeX source in a ``<code>`` element.
-The result always goes through :func:`grader.pages.html_sanitizer.sanitize_fragment`.
+The result always goes through :func:`grader.pages.html_sanitizer.sanitize_fragment`. An image
+file next to the notebook that the markdown shows is inlined when it is a real image
+(:class:`grader.pages.notebook_images.NotebookImages`).
 
 Converting is bounded per page (:class:`MathBudget`): a count of formulas, bytes of TeX and
 seconds of conversion. Past the bound, TeX stays visible as its source, like TeX that cannot be
@@ -23,9 +25,13 @@ from mistune import BlockParser, InlineParser
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
 from grader.pages.html_sanitizer import sanitize_fragment
+from grader.pages.notebook_images import NotebookImages
 
 # Where a page keeps its budget while it is written: in the exporter's resources.
 RESOURCES_KEY = "math_budget"
+# Where a page's exporter puts the NotebookImages its markdown may show (none: no image file is read).
+IMAGES_KEY = "notebook_images"
+ATTACHMENT_PREFIX = "attachment:"  # an image of the cell's own attachments, as Jupyter writes it
 
 
 @dataclass
@@ -81,11 +87,25 @@ def tex_to_mathml(tex: str, display: bool) -> str:
 
 
 class MathMLRenderer(IPythonRenderer):
-    """nbconvert's markdown renderer with maths as MathML (within ``budget``) instead of TeX left for MathJax."""
+    """nbconvert's markdown renderer with maths as MathML (within ``budget``) instead of TeX left
+    for MathJax, and the image files and attachments of ``images`` inlined (nbconvert's own
+    embedding would follow links and trust a file's name, and an unknown attachment stops the
+    page); an image that is not inlined keeps its reference, which the sanitizer removes."""
 
-    def __init__(self, budget: MathBudget, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(self, budget: MathBudget, images: NotebookImages | None = None, **kwargs):
+        super().__init__(embed_images=images is not None, **kwargs)
         self.budget = budget
+        self.images = images
+
+    def _embed_image_or_attachment(self, src: str) -> str:
+        if not src.startswith(ATTACHMENT_PREFIX):
+            return super()._embed_image_or_attachment(src)
+        attachment = self.attachments.get(src[len(ATTACHMENT_PREFIX):])
+        url = self.images.attachment_data_url(attachment) if self.images is not None else None
+        return url or src
+
+    def _src_to_base64(self, src: str) -> str | None:
+        return self.images.data_url(src) if self.images is not None else None
 
     def block_math(self, body: str) -> str:
         return self.budget.convert(body, display=True)
@@ -100,14 +120,17 @@ class MathMLRenderer(IPythonRenderer):
         return f"<pre><code>{escape(code)}</code></pre>"
 
 
-def markdown_to_html(source: str, budget: MathBudget | None = None) -> str:
+def markdown_to_html(source: str, budget: MathBudget | None = None, images: NotebookImages | None = None,
+                     attachments: dict | None = None) -> str:
     """Sanitized HTML for a markdown text (a markdown cell or a ``text/markdown`` output).
 
     budget: what is left of the page's maths conversion, charged here (default: a fresh one for
-    this text alone).
+    this text alone); images: the image files the text may show (default: none); attachments:
+    the cell's attachments, ``{name: {mime type: base64 text}}``.
     """
     source, budget = str(source), budget if budget is not None else MathBudget()
-    renderer = MathMLRenderer(budget, escape=False, exclude_anchor_links=True)
+    renderer = MathMLRenderer(budget, images, escape=False, exclude_anchor_links=True,
+                              attachments=attachments if isinstance(attachments, dict) else None)
     if budget.reserve(source):
         markdown = MarkdownWithMath(renderer=renderer)
     else:  # its maths stays source text: plain markdown parsers do not look for it
@@ -118,11 +141,15 @@ def markdown_to_html(source: str, budget: MathBudget | None = None) -> str:
 @pass_context
 def page_markdown_to_html(context, source: str) -> str:
     """The ``markdown2html`` filter of the pages' exporters: :func:`markdown_to_html` with one
-    :class:`MathBudget` for the whole page (kept in the resources of the page being written)."""
+    :class:`MathBudget` for the whole page (kept in the resources of the page being written), and
+    the page's :class:`NotebookImages` when its exporter put one there."""
     resources = context.get("resources")
     if not isinstance(resources, dict):
         return markdown_to_html(source)
     budget = resources.get(RESOURCES_KEY)
     if not isinstance(budget, MathBudget):
         budget = resources[RESOURCES_KEY] = MathBudget()
-    return markdown_to_html(source, budget)
+    images = resources.get(IMAGES_KEY)
+    cell = context.get("cell")
+    return markdown_to_html(source, budget, images if isinstance(images, NotebookImages) else None,
+                            cell.get("attachments") if isinstance(cell, dict) else None)

@@ -6,7 +6,8 @@ the gradebook) and ``CSSHTMLHeaderPreprocessor`` (the page's inline CSS), and:
 
 - puts a summary at the top of the notebook: each check by name with its score, what is wrong with
   it, and which one to fix first (the first that lost points, in notebook order: later functions
-  often call earlier ones). nbgrader's own list of "Test cell" links is hidden;
+  often call earlier ones), or nothing for a notebook without hidden checks. nbgrader's own index
+  of scores per cell stays above it;
 - hides what only nbgrader needs from a graded test cell (the bare partial-credit number and the
   zero-score error), keeping the verdict text;
 - replaces the traceback of a cell that still raises the released NotImplementedError (the stub
@@ -33,7 +34,7 @@ CALLS_A_STUB_NOTE = ("This cell did not run to the end: it uses a function that 
                      "(it still raises NotImplementedError).\n")
 
 #: Appended to the page's inline CSS: fonts with CJK glyphs; verdicts wrap; markdown tables have
-#: padded cells; nbgrader's "Test cell" list gives way to the summary.
+#: padded cells. nbgrader's index of scores per cell (``div#toc``, with the late penalty) stays.
 PAGE_CSS = f"""
 body, div.text_cell_render, div.rendered_html {{ font-family: {PAGE_FONT_STACK}; }}
 pre, code, kbd, samp, div.input_area, div.output_area pre {{ font-family: {PAGE_MONOSPACE_STACK}; }}
@@ -42,7 +43,6 @@ div.text_cell_render table:not(.feedback-summary) :is(th, td) {{ padding: 0.3em 
   border: 1px solid #ccc; text-align: left; vertical-align: top; }}
 div.output_area pre, div.output_text pre {{ white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; }}
 div.output_area img {{ max-width: 100%; height: auto; }}
-div#toc {{ display: none; }}
 table.feedback-summary {{ width: 100%; margin: 0.5em 0 1em 0; border-collapse: collapse; }}
 table.feedback-summary th, table.feedback-summary td {{ padding: 0.3em 0.6em; border-bottom: 1px solid #ddd;
   vertical-align: top; text-align: left; white-space: nowrap; }}
@@ -177,9 +177,10 @@ class FeedbackPage(NbGraderPreprocessor):
         for cell in nb.cells:
             tidy_outputs(cell, sources)
         nb.cells = [cell for cell in nb.cells if cell.get("id") != SUMMARY_CELL_ID]
-        summary = new_markdown_cell(summary_html(summaries))
-        summary["id"] = SUMMARY_CELL_ID
-        nb.cells.insert(0, summary)
+        if summaries:  # a notebook without hidden checks gets no summary, not an empty heading
+            summary = new_markdown_cell(summary_html(summaries))
+            summary["id"] = SUMMARY_CELL_ID
+            nb.cells.insert(0, summary)
         resources.setdefault("inlining", {}).setdefault("css", []).append(PAGE_CSS)
         resources["feedback_summary"] = summaries
         return nb, resources
