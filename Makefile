@@ -9,9 +9,13 @@ STAMP  := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
+	@echo "Creating the virtual environment $(VENV)/ (once; about a minute, most of it pip) ..."
 	$(PYTHON) -m venv $(VENV)
+	@echo "Upgrading pip in $(VENV)/ ..."
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@echo "Installing the course package and its dependencies (nbgrader, Jupyter, numpy, Playwright, MkDocs ...) into $(VENV)/ ..."
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@echo "Installed: $(VENV)/bin/grader"
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -9,7 +9,7 @@
     grader report ASSIGNMENT | --all         class report: terminal tables, an HTML page and its CSV
     grader similarity ASSIGNMENT             pairs of submissions possibly written together (instructors only)
     grader export --canvas FILE --roster R   grades as a CSV for Canvas's gradebook import
-    grader demo [--dir DIR]                  the whole job end to end on a simulated class
+    grader demo [--dir DIR] [--claims]       the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
     grader watch [--once]                    the grading service: collect, grade, release feedback
@@ -147,7 +147,8 @@ def cmd_export(args) -> int:
 def cmd_demo(args) -> int:
     from grader.demo.run import run_demo
 
-    return run_demo(Path(args.dir) if args.dir else None, workers=args.workers, console=make_console())
+    return run_demo(Path(args.dir) if args.dir else None, workers=args.workers, console=make_console(),
+                    claims_table=args.claims)
 
 
 def cmd_doctor(args) -> int:
@@ -298,6 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", default=None,
                    help="the demo's course folder (default: demo-course/ in the checkout; replaced on each run)")
     p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
+    p.add_argument("--claims", action="store_true",
+                   help="print the table of every claim of the lessons, not its one-line summary")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("doctor", help="report which sandbox protections are active on this machine")

@@ -92,3 +92,12 @@ def test_the_blog_texts_0_327_is_not_the_rounding_of_the_last_weight():
     weights = np.exp([14 / 8, 10 / 8, 12 / 8]) / np.exp([14 / 8, 10 / 8, 12 / 8]).sum()
     assert not repro.rounded("p3", "0.327", weights[2]).passed
     assert repro.rounded("p3", "0.326", weights[2]).passed
+
+
+def test_the_summary_is_one_line_without_the_table_and_names_a_claim_not_reproduced(monkeypatch, capsys):
+    good = repro.ClaimResult("a right claim", "L1", (repro.approx("x", "1.0", 1.0, 0.1, "test"),))
+    broken = repro.ClaimResult("a wrong claim", "nowhere", (repro.approx("x", "1.0", 2.0, 0.1, "test"),))
+    monkeypatch.setattr(repro, "CLAIMS", (lambda seed: good, lambda seed: broken))
+    assert repro.main(["--summary"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["not reproduced: a wrong claim", f"1 of 2 claims reproduced (seed {repro.DEFAULT_SEED})."]

@@ -406,6 +406,8 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None) -> i
     """Print the claims table; return 0 when every claim is reproduced, else 1."""
     parser = argparse.ArgumentParser(prog="python -m solutions.repro", description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of every Monte-Carlo claim")
+    parser.add_argument("--summary", action="store_true",
+                        help="print only the one-line summary (and the claims not reproduced), not the table")
     arguments = parser.parse_args(argv)
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # σ, √ and 接下来 on a terminal that cannot show them
@@ -413,8 +415,11 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None) -> i
     from grader.console import make_console
 
     console = console or make_console()
-    console.print(claims_table(results))
     failed = [result.claim for result in results if not result.passed]
+    if not arguments.summary:
+        console.print(claims_table(results))
+    for claim in failed if arguments.summary else ():
+        console.print(f"[red]not reproduced:[/red] {claim}")
     console.print(f"{len(results) - len(failed)} of {len(results)} claims reproduced (seed {arguments.seed}).")
     return 1 if failed else 0
 

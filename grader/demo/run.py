@@ -3,8 +3,9 @@
 1. recompute the lessons' claims with the reference package (``solutions.repro``);
 2. lay out a course folder, release all four assignments with ``nbgrader generate_assignment``;
 3. hand in a simulated class (``grader.demo.simulated_class``);
-4. grade every assignment in parallel, write feedback pages and ``grades.csv`` (``nbgrader export``);
+4. grade every assignment in parallel (a progress bar each) and write feedback pages;
 5. a student hands in through nbgrader's exchange and fetches feedback from ``grader watch``;
+   then ``grades.csv`` (``nbgrader export``), so it counts that student too;
 6. print the per-student summary, class report and pairs possibly written together of each
    assignment, and write the class report page (HTML, with a CSV of its tables) for the whole class.
 """
@@ -29,6 +30,7 @@ from grader.reporting import write_report
 from grader.reporting.class_report import build_report
 from grader.reporting.terminal import print_class_report
 from grader.sandbox.privileges import demo_refusal
+from grader.scheduling.class_run import assignment_bars, grading_progress
 from grader.scheduling.pool import grade_class
 from grader.similarity import similar_pairs
 from grader.similarity.report import print_similar_pairs
@@ -39,11 +41,11 @@ STEPS = ("1. The lessons' claims, recomputed", "2. A course folder; all four ass
          "5. A student hands in; grader watch gives feedback", "6. Class reports")
 
 
-def run_demo(directory: Path | None, workers: int | None, console: Console) -> int:
+def run_demo(directory: Path | None, workers: int | None, console: Console, claims_table: bool = False) -> int:
     """Run the whole job; 0 when every step worked (a student's bad notebook is not a failure).
 
     directory: the demo's course folder (default ``demo-course/`` in the checkout), replaced on
-    each run (``grader.demo.folder``).
+    each run (``grader.demo.folder``). claims_table: print every claim of step 1, not one line.
     """
     from solutions.repro import main as repro_main
 
@@ -63,7 +65,7 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
                        style="bold"), soft_wrap=True)
 
     console.rule(STEPS[0])
-    if repro_main([], console=console) != 0:
+    if repro_main([] if claims_table else ["--summary"], console=console) != 0:
         console.print("[red]a claim of the lessons is not reproduced; fix solutions/ first[/red]")
         return 1
 
@@ -85,22 +87,25 @@ def run_demo(directory: Path | None, workers: int | None, console: Console) -> i
     console.rule(STEPS[3])
     for assignment in ASSIGNMENTS:
         started = time.perf_counter()
-        outcomes = grade_class(course, assignment, workers=workers)
+        with grading_progress(console) as progress:
+            advance = assignment_bars(progress, [assignment] * len(course.students(assignment)))
+            outcomes = grade_class(course, assignment, workers=workers, on_outcome=advance)
         console.print(graded_line(assignment, outcomes, time.perf_counter() - started))
         result = nbgrader_apps.generate_feedback(course, assignment)
         if not result["success"]:
             console.print(f"[red]feedback for {assignment} failed[/red]\n{result.get('log')}")
             return 1
-    export = subprocess.run([sys.executable, "-m", "nbgrader", "export"], cwd=course.root,
-                            capture_output=True, text=True)
-    if export.returncode != 0:
-        console.print(f"[red]nbgrader export failed[/red]\n{export.stderr}")
-        return 1
 
     console.rule(STEPS[4])
     from grader.demo.service_handin import show_student_loop
 
     if show_student_loop(course, console) != 0:
+        return 1
+    # after the hand-in of step 5: grades.csv counts that student, as the class report does
+    export = subprocess.run([sys.executable, "-m", "nbgrader", "export"], cwd=course.root,
+                            capture_output=True, text=True)
+    if export.returncode != 0:
+        console.print(f"[red]nbgrader export failed[/red]\n{export.stderr}")
         return 1
 
     console.rule(STEPS[5])

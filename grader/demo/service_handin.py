@@ -20,9 +20,8 @@ ASSIGNMENT = "02_softmax"
 STUDENT = "hana"
 SKIPPED_WITHOUT_ROOT = (
     "skipped without root: the grading service grades a hand-in only when it belongs to the "
-    "student account it names, so this step creates a real account (useradd), hands in as it "
-    "and makes the course private (chmod), which only root may do. Everything before was graded "
-    "in the sandbox; as root (sudo make demo) this step runs too.")
+    "student account it names, so this step creates a real account (useradd), which only root may "
+    "do. Everything before was graded in the sandbox; as root (sudo make demo) this step runs too.")
 
 
 def show_student_loop(course: Course, console: Console, exchange_root: Path | None = None) -> int:
@@ -34,6 +33,7 @@ def show_student_loop(course: Course, console: Console, exchange_root: Path | No
     feedback page, 1 otherwise. Without root the step is skipped with a note saying why (0).
     """
     if os.geteuid() != 0:
+        close_to_other_accounts(course, console)  # as the service would, though it does not run
         console.print(Text(SKIPPED_WITHOUT_ROOT, style="yellow"), soft_wrap=True)
         return 0
     if exchange_root is not None:
@@ -45,6 +45,24 @@ def show_student_loop(course: Course, console: Console, exchange_root: Path | No
         shutil.rmtree(top, ignore_errors=True)
         console.print(Text(f"removed the demo's exchange and student home ({top}); the feedback "
                            f"pages stay in {course.root / 'feedback'}"), soft_wrap=True)
+
+
+def close_to_other_accounts(course: Course, console: Console) -> None:
+    """Close the course's private paths to other accounts (``grader.service.privacy``: the course
+    folder, its gradebook, the checkout's grader/, solutions/, source/; the exchange's sticky bit),
+    printing each change, or why a path stays open (it belongs to another account)."""
+    from grader.service.privacy import fix
+    from grader.service.watch import privacy_problems
+
+    for problem in privacy_problems(course):
+        try:
+            fix([problem])
+        except OSError as exc:
+            console.print(Text(f"left open: {problem.path} ({problem.what}): {exc.strerror}; its owner "
+                               f"(uid {problem.path.lstat().st_uid}) can close it: {problem.command}",
+                               style="yellow"), soft_wrap=True)
+            continue
+        console.print(Text(problem.done()), soft_wrap=True)
 
 
 def _serve_one_student(course: Course, console: Console, exchange_root: Path) -> int:
@@ -64,9 +82,8 @@ def _serve_one_student(course: Course, console: Console, exchange_root: Path) ->
 
 def _hand_in_and_serve(course: Course, console: Console, exchange, exchange_root: Path, account: str) -> int:
     """``account`` fetches, edits and hands in; the service serves once; the student fetches feedback."""
-    from grader.service.privacy import fix
     from grader.service.student import StudentSide
-    from grader.service.watch import GradingLoop, ensure_private, privacy_problems
+    from grader.service.watch import GradingLoop, ensure_private
 
     student = StudentSide(account, exchange_root.parent / "home" / STUDENT, exchange.course_id, exchange_root)
     folder = student.fetch(ASSIGNMENT)
@@ -78,10 +95,7 @@ def _hand_in_and_serve(course: Course, console: Console, exchange, exchange_root
     student.submit(ASSIGNMENT)
     console.print(f"{account}: nbgrader fetch_assignment, edit softmax.ipynb, nbgrader submit")
 
-    problems = privacy_problems(course)
-    fix(problems)
-    for problem in problems:
-        console.print(Text(problem.done()), soft_wrap=True)
+    close_to_other_accounts(course, console)
     ensure_private(course, fix_permissions=False)
     service = GradingLoop(course)
     service.run(once=True)

@@ -1,6 +1,7 @@
-"""``grader autograde``: grade a class with a live progress bar, a summary and a class report.
+"""``grader autograde``: grade a class with a live progress bar per assignment, a summary and a
+class report.
 
-The bar shows done / total, the rate in notebooks per minute, the time left and how many
+Each bar shows done / total, the rate in notebooks per minute, the time left and how many
 submissions were ungradable; submissions graded before with the same inputs are counted as
 skipped (``--force`` grades them again). The summary gives the mean seconds per notebook of each
 step (``grader.grading.step_times``) over the notebooks graded in this run.
@@ -8,6 +9,8 @@ step (``grader.grading.step_times``) over the notebooks graded in this run.
 from __future__ import annotations
 
 import time
+from collections import Counter
+from typing import Callable
 
 from rich.console import Console
 from rich.progress import (
@@ -62,18 +65,13 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
     if outcomes:
         console.print(f"{len(outcomes)} submissions unchanged since they were graded: skipped "
                       "(--force grades them again)")
-    failures = 0
     started = time.perf_counter()
-    with Progress(SpinnerColumn(), TextColumn("[bold]grading"), BarColumn(), MofNCompleteColumn(),
-                  RateColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                  TextColumn("{task.fields[status]}"), console=console, transient=False) as progress:
-        task = progress.add_task("grading", total=len(todo), status="")
+    with grading_progress(console) as progress:
+        advance = assignment_bars(progress, [a for a, _ in todo])
 
         def on_outcome(outcome: GradingOutcome) -> None:
-            nonlocal failures
             outcomes.append(outcome)
-            failures += not outcome.graded
-            progress.update(task, advance=1, status=f"[yellow]{failures} ungradable[/yellow]")
+            advance(outcome)
 
         if scheduler:
             from grader.scheduling.dask_cluster import grade_on_dask
@@ -91,6 +89,30 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
     for assignment in assignments:
         print_class_report(build_report(course, assignment), console)
     return 1 if any(o.reason and "grading process failed" in o.reason for o in outcomes) else 0
+
+
+def grading_progress(console: Console) -> Progress:
+    """The progress display of grading: one bar per assignment (:func:`assignment_bars`), with
+    graded/total, hand-ins per second, elapsed time, time left and the count of ungradable ones."""
+    return Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    RateColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                    TextColumn("{task.fields[status]}"), console=console, transient=False)
+
+
+def assignment_bars(progress: Progress, assignments: list[str]) -> Callable[[GradingOutcome], None]:
+    """A bar in ``progress`` for each assignment (``assignments`` holds one entry per hand-in to
+    grade); returns the function that moves an outcome's bar on."""
+    totals = Counter(assignments)
+    bars = {assignment: progress.add_task(assignment, total=count, status="")
+            for assignment, count in sorted(totals.items())}
+    ungradable: Counter = Counter()
+
+    def advance(outcome: GradingOutcome) -> None:
+        ungradable[outcome.assignment] += not outcome.graded
+        count = ungradable[outcome.assignment]
+        progress.update(bars[outcome.assignment], advance=1,
+                        status=f"[yellow]{count} ungradable[/yellow]" if count else "")
+    return advance
 
 
 def print_run_summary(outcomes: list[GradingOutcome], elapsed: float, course: Course, console: Console) -> None:
