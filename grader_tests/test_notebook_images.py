@@ -131,3 +131,35 @@ def test_the_feedback_exporter_and_its_preprocessors_raise_no_unrecognised_optio
         for preprocessor in (GetGrades, ClearHiddenTests, FeedbackPage):
             exporter.register_preprocessor(preprocessor, enabled=True)
     assert "not recognized" not in caplog.text
+
+
+# ---- with real nbgrader commands and a browser ----------------------------------------------------
+
+def test_nbgrader_generate_feedback_keeps_a_notebook_s_image_without_config_warnings(course, browser,
+                                                                                    browser_artefacts):
+    import subprocess
+    import sys
+
+    import nbformat
+    from browser import open_page
+
+    from grader.demo.corpus import get_submission, hand_in
+
+    student = "softmax_no_max_subtraction"
+    hand_in(course, student, get_submission("02_softmax", student))
+    notebook_path = course.submitted_notebook(student, "02_softmax")
+    notebook = nbformat.read(notebook_path, 4)
+    notebook.cells.insert(0, new_markdown_cell("My working: ![my sketch](jupyter.png)"))
+    nbformat.write(notebook, notebook_path)
+    (notebook_path.parent / "jupyter.png").write_bytes(image_bytes(size=(120, 80)))
+    for command in (["autograde", "02_softmax", "--create", "--force"], ["generate_feedback", "02_softmax", "--force"]):
+        run = subprocess.run([sys.executable, "-m", "nbgrader", *command], cwd=course.root, capture_output=True,
+                             text=True, timeout=900)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert "not recognized" not in run.stderr
+    measure = """() => [...document.querySelectorAll('img')].filter(img => img.alt === 'my sketch')
+        .map(img => ({src: img.src.slice(0, 22), width: img.naturalWidth}))"""
+    visit = open_page(browser, course.feedback_page(student, "02_softmax"),
+                      browser_artefacts / "feedback-page-image.png", marks_script=f"({measure})()")
+    assert visit.marks == [{"src": "data:image/png;base64,", "width": 120}]
+    assert visit.network_requests == [] and visit.console_errors == []
