@@ -37,8 +37,8 @@ from grader.similarity.report import print_similar_pairs
 
 #: The demo's section titles, in order (short enough for an 80-column terminal).
 STEPS = ("1. The lessons' claims, recomputed", "2. A course folder; all four assignments released",
-         "3. A simulated class hands in", "4. Grading (parallel), feedback, export",
-         "5. A student hands in; grader watch gives feedback", "6. Class reports")
+         "3. A simulated class hands in", "4. Grading (parallel), feedback",
+         "5. A student hands in; grader watch gives feedback; grades.csv", "6. Class reports")
 
 
 def run_demo(directory: Path | None, workers: int | None, console: Console, claims_table: bool = False) -> int:
