@@ -32,7 +32,7 @@ def reachable_folder():
     shutil.rmtree(folder)
 
 
-def test_the_demo_without_root_closes_its_course_and_the_packages_and_says_so(reachable_folder, monkeypatch):
+def test_the_demo_without_root_skips_the_hand_in_saying_why_and_closes_its_course(reachable_folder, monkeypatch):
     tmp_path = reachable_folder
     course = create_course(tmp_path / "course")
     (course.root / "gradebook.db").write_bytes(b"")
@@ -49,5 +49,5 @@ def test_the_demo_without_root_closes_its_course_and_the_packages_and_says_so(re
     for path in (course.root, course.root / "gradebook.db", package, tmp_path / "checkout" / "source"):
         assert mode(path) & 0o077 == 0, path
     printed = console.file.getvalue()
-    assert "skipped without root" in printed
+    assert "skipped without root" in printed and "useradd" in printed
     assert f"closed to other accounts: {course.root / 'gradebook.db'}" in printed

@@ -140,18 +140,6 @@ def test_as_root_the_demo_has_no_weaker_layers_to_name(monkeypatch):
     assert demo.weaker_layers_note() is None
 
 
-def test_without_root_the_demos_hand_in_step_is_skipped_saying_why(monkeypatch):
-    import os
-
-    from grader.demo.service_handin import show_student_loop
-
-    monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    console = Console(record=True, width=100, file=io.StringIO())
-    assert show_student_loop(None, console) == 0
-    text = console.export_text()
-    assert "skipped without root" in text and "useradd" in text
-
-
 def test_the_doctor_marks_an_active_layer_of_the_sandbox_without_root_weaker_and_says_how(namespaces_allowed):
     from grader.doctor import Finding, weaker_row
 

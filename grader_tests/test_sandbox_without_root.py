@@ -9,7 +9,9 @@ the checkout.
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import stat
 
 import pytest
 
@@ -223,6 +225,27 @@ def test_make_demo_as_an_ordinary_account_says_why_the_hand_in_step_is_skipped(d
     assert "skipped without root" in output and "useradd" in output
 
 
+def test_make_demo_as_an_ordinary_account_closes_its_course_to_other_accounts(demo):
+    _, output, copy = demo
+    modes = {name: stat.S_IMODE((copy / name).stat().st_mode)
+             for name in ("demo-course", "demo-course/gradebook.db", "grader", "solutions", "source")}
+    assert modes == {"demo-course": 0o700, "demo-course/gradebook.db": 0o600,
+                     "grader": 0o700, "solutions": 0o700, "source": 0o700}
+    assert f"closed to other accounts: {copy / 'demo-course' / 'gradebook.db'}" in output
+
+
+def test_make_demo_as_an_ordinary_account_shows_a_full_progress_bar_per_assignment(demo):
+    _, output, _ = demo
+    for assignment in ("01_variance", "02_softmax", "03_readout", "04_attention"):
+        assert re.search(rf"{assignment} ━+ (\d+)/\1 ", output), assignment
+
+
+def test_make_demo_prints_the_lessons_claims_in_one_line(demo):
+    _, output, _ = demo
+    step = output[output.index("1. The lessons' claims"):output.index("2. A course folder")]
+    assert re.search(r"\n(\d+) of \1 claims reproduced", step) and "measured" not in step
+
+
 @pytest.fixture(scope="module")
 def doctor(user):
     """``grader doctor`` run by the account: protection -> status, from its table."""
@@ -251,5 +274,5 @@ def test_grader_doctor_as_an_ordinary_account_finds_a_kept_layer_active(doctor, 
     assert doctor[layer] == "active"
 
 
-def test_grader_doctor_as_an_ordinary_account_reports_the_cpu_quota_unavailable(doctor):
-    assert doctor["CPU share and quota"] == "unavailable"
+def test_grader_doctor_as_an_ordinary_account_names_the_cpu_quota_it_has_none_of(doctor):
+    assert doctor["CPU share and quota"] == "none without root"
