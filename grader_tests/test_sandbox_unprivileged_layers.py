@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 import shutil
 
 import pytest
-from rich.console import Console
 
 from grader.sandbox import SandboxError, SandboxLimits, unprivileged
 from grader.sandbox import layers as L
