@@ -21,6 +21,7 @@ from .layer_names import (  # noqa: F401
     PROCESS_CLEANUP,
     PROCESS_LIMIT,
     RESOURCE_LIMITS,
+    SYSCALL_FILTER,
     WORKDIR_QUOTA,
     try_unshare,
 )
@@ -60,6 +61,14 @@ class LayerSupport:
         return [self.unshare, *self.user_flags, *flags, *self.extra_flags]
 
 
+def syscall_filter_missing() -> dict[str, str]:
+    """``{SYSCALL_FILTER: why}`` when the kernels here cannot get the seccomp filter, else empty."""
+    from .seccomp_profile import unavailable_reason
+
+    reason = unavailable_reason()
+    return {} if reason is None else {SYSCALL_FILTER: reason}
+
+
 def unprivileged_support(unshare: str | None) -> LayerSupport:
     """The layers an ordinary user gets here (``grader.sandbox.unprivileged``)."""
     from .unprivileged import detect
@@ -78,7 +87,8 @@ def detect_layers() -> LayerSupport:
     except ImportError:
         missing[RESOURCE_LIMITS] = "the resource module is unavailable on this platform"
     if not sys.platform.startswith("linux"):
-        for layer in (*namespace_layers, PRIVATE_USER, PROCESS_LIMIT, CGROUPS, WORKDIR_QUOTA):
+        for layer in (*namespace_layers, PRIVATE_USER, PROCESS_LIMIT, CGROUPS, WORKDIR_QUOTA,
+                      SYSCALL_FILTER):
             missing[layer] = f"needs Linux (this is {sys.platform})"
         return LayerSupport(None, missing)
     if os.geteuid() != 0:
@@ -88,6 +98,7 @@ def detect_layers() -> LayerSupport:
     cgroups = cgroup_support()
     if not cgroups.available:
         missing[CGROUPS] = cgroups.reason
+    missing.update(syscall_filter_missing())
     unshare = shutil.which("unshare")
     if unshare is None:
         for layer in (*namespace_layers, WORKDIR_QUOTA):

@@ -102,8 +102,9 @@ def detect(unshare: str | None) -> dict:
     them (some weaker, :data:`WEAKER`) when user namespaces work, else every namespace layer
     missing with the reason."""
     from .cgroups import support as cgroup_support
+    from .layers import syscall_filter_missing
 
-    missing: dict[str, str] = {}
+    missing: dict[str, str] = syscall_filter_missing()
     weaker = dict(WEAKER)
     if not counts_processes_per_namespace():
         weaker[L.PROCESS_LIMIT] = NPROC_WEAKER
