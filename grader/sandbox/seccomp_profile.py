@@ -164,6 +164,17 @@ def filter_program() -> bytes:
         return exported.read()
 
 
+def syscall_numbers() -> dict[str, int]:
+    """Each refused system call that exists on this architecture -> its number here (empty
+    without libseccomp), for probes that try them (``doctor_checks.filter_verdict``)."""
+    try:
+        seccomp = _library()
+    except FilterUnavailable:
+        return {}
+    numbers = {name: seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) for name in denied_syscalls()}
+    return {name: number for name, number in numbers.items() if number >= 0}
+
+
 def unavailable_reason() -> str | None:
     """Why the kernels here cannot get the filter, or None when :func:`filter_program` works."""
     try:
