@@ -11,7 +11,6 @@ kernel then looks for the key the first one tried to add. The route without root
 from __future__ import annotations
 
 import errno
-import inspect
 import json
 import os
 import sys
@@ -27,22 +26,22 @@ from grader.course import REPO_ROOT
 from grader.sandbox import SandboxedExecute, doctor_checks, seccomp_profile
 from grader.sandbox.launcher import install_syscall_filter, join_own_session_keyring
 from grader.sandbox.layers import detect_layers
+from grader_tests import syscall_filter_cells as filter_cells
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux's")
-NUMBERS = seccomp_profile.syscall_numbers()
-CLONE_NEWUSER = seccomp_profile.NAMESPACE_CLONE_FLAGS["CLONE_NEWUSER"]
+NUMBERS = filter_cells.syscall_numbers()
 KERNEL_METADATA = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
 
 
-def in_filtered_child(function) -> dict:
-    """``function()`` (a JSON-able result) run in a forked child under the kernels' filter."""
-    program = seccomp_profile.filter_program()
+def in_child(function, syscall_filter: bytes | None = None):
+    """``function()`` (a JSON-able result) run in a forked child, under ``syscall_filter`` if given."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(read_end)
-            install_syscall_filter(program)
+            if syscall_filter is not None:
+                install_syscall_filter(syscall_filter)
             os.write(write_end, json.dumps(function()).encode())
         finally:
             os._exit(0)
@@ -53,21 +52,29 @@ def in_filtered_child(function) -> dict:
     return json.loads(output)
 
 
+def in_filtered_child(function):
+    """``function()`` run in a forked child under the kernels' filter."""
+    return in_child(function, seccomp_profile.filter_program())
+
+
+def keyctl(*args) -> int:
+    """keyctl(2) made for real: its result, or minus the errno."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    result = libc.syscall(NUMBERS["keyctl"], *[ctypes.c_long(a) for a in args])
+    return result if result >= 0 else -ctypes.get_errno()
+
+
 def raw_syscall(name: str, *args) -> str:
     """'ok' or the errno name of system call ``name`` made for real with ``args``."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
-    number = NUMBERS[name] if name in NUMBERS else seccomp_resolve(name)
-    result = libc.syscall(number, *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
+    result = libc.syscall(NUMBERS[name], *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
     return "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
-
-
-def seccomp_resolve(name: str) -> int:
-    import pyseccomp
-
-    return pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name)
 
 
 # ----------------------------------------------------------------------- the profile, quickly
@@ -104,13 +111,14 @@ def test_the_compiled_filter_lets_the_calls_of_threads_and_child_processes_throu
         if pid == 0:
             os._exit(7)
         return {"thread": started == [os.getpid()], "child": os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]),
-                "plain clone": doctor_checks.filter_verdict(NUMBERS.get("clone") or seccomp_resolve("clone"), (17,))}
+                "plain clone": doctor_checks.filter_verdict(NUMBERS["clone"], (17,))}
     assert in_filtered_child(run) == {"thread": True, "child": 7, "plain clone": errno.ENOSYS}
 
 
 @linux_only
 def test_the_compiled_filter_refuses_clone_with_a_namespace_flag():
-    verdict = in_filtered_child(lambda: doctor_checks.filter_verdict(seccomp_resolve("clone"), (CLONE_NEWUSER | 17,)))
+    flags = filter_cells.CLONE_NEWUSER | 17  # SIGCHLD
+    verdict = in_filtered_child(lambda: doctor_checks.filter_verdict(NUMBERS["clone"], (flags,)))
     assert verdict == errno.EPERM
 
 
@@ -120,30 +128,22 @@ def test_clone3_fails_with_enosys_so_the_c_library_falls_back_to_clone():
     assert in_filtered_child(lambda: raw_syscall("clone3", 0, 0)) == "ENOSYS"
 
 
+KEYCTL_GET_KEYRING_ID, KEYCTL_READ, KEY_SPEC_SESSION_KEYRING = 0, 11, -3
+
+
 @linux_only
 def test_a_process_joins_an_empty_session_keyring_of_its_own():
-    def session_keyring():
-        return raw_syscall("keyctl", 0, -3, 0)  # KEYCTL_GET_KEYRING_ID of the session keyring
+    def session_keyring():  # its serial, and the bytes of the serials of the keys it holds
+        return (keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0),
+                keyctl(KEYCTL_READ, KEY_SPEC_SESSION_KEYRING, 0, 0))
 
-    import ctypes
+    def joined():
+        join_own_session_keyring()
+        return session_keyring()
 
-    def serial():
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.syscall(NUMBERS["keyctl"], ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(0))
-
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            join_own_session_keyring()
-            os.write(write_end, str(serial()).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end) as reader:
-        joined = int(reader.read())
-    os.waitpid(pid, 0)
-    assert session_keyring() == "ok" and joined > 0 and joined != serial()
+    inherited, _ = session_keyring()
+    own, held = in_child(joined)
+    assert inherited > 0 and own > 0 and own != inherited and held == 0
 
 
 def test_without_libseccomp_the_filter_is_reported_missing_with_what_to_install(monkeypatch):
@@ -162,95 +162,6 @@ MISSING_LAYERS = detect_layers().missing
 needs_sandbox = pytest.mark.skipif(bool(MISSING_LAYERS), reason=f"sandbox layers unavailable here: {MISSING_LAYERS}")
 
 KEY_DESCRIPTION = f"sal-filter-test-{uuid.uuid4().hex}"
-KERNEL_PRELUDE = f"""
-import ctypes, errno, json, os
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-numbers = {dict(NUMBERS, clone=seccomp_resolve("clone"), clone3=seccomp_resolve("clone3"))!r}
-
-def attempt(name, *args):
-    result = libc.syscall(numbers[name], *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
-    return ("ok", result) if result >= 0 else (errno.errorcode[ctypes.get_errno()], None)
-
-def in_child(function):
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.write(write_end, json.dumps(function()).encode())
-        os._exit(0)
-    os.close(write_end)
-    output = os.read(read_end, 4096)
-    os.close(read_end)
-    os.waitpid(pid, 0)
-    return json.loads(output)
-
-def readable(path):
-    try:
-        open(path).read()
-        return "readable"
-    except OSError as exc:
-        return type(exc).__name__
-
-print("{{}}")
-"""
-FAMILIES = {family.name: family.syscalls for family in seccomp_profile.DENIED_FAMILIES}
-PROBE_CELL = inspect.getsource(doctor_checks.filter_verdict) + f"""
-print(json.dumps({{name: {{call: filter_verdict(numbers[call]) for call in calls if call in numbers}}
-                  for name, calls in {FAMILIES!r}.items()}}))
-"""
-
-ATTACK_CELL = f"""
-import time
-
-def ptrace_own_child():
-    pid = os.fork()
-    if pid == 0:
-        libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE: a kernel forked from the zygote is not
-        time.sleep(30)
-        os._exit(0)
-    time.sleep(0.2)
-    outcome = attempt("ptrace", 16, pid, 0, 0)[0]  # PTRACE_ATTACH
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
-    return outcome
-
-key = attempt("add_key", b"user", {KEY_DESCRIPTION.encode()!r}, b"s3cret", 6, -4)  # the user keyring
-shared = attempt("keyctl", 5, key[1], 0x3f3f3f3f)[0] if key[1] else None  # KEYCTL_SETPERM: world
-print(json.dumps({{
-    "status": [line.strip() for line in open("/proc/self/status") if line.startswith("Seccomp")],
-    "add_key": key[0], "shared": shared,
-    "keyctl": attempt("keyctl", 0, -3, 0)[0],  # KEYCTL_GET_KEYRING_ID of the session keyring
-    "request_key": attempt("request_key", b"user", {KEY_DESCRIPTION.encode()!r}, 0, 0)[0],
-    "/proc/keys": readable("/proc/keys"), "/proc/key-users": readable("/proc/key-users"),
-    # unshare(2) refuses a process with threads (the kernel has some): try it in a child
-    "unshare": in_child(lambda: attempt("unshare", {CLONE_NEWUSER})[0]),
-    "setns": attempt("setns", -1, 0)[0],
-    "mount": attempt("mount", 0, b"/no-such-folder", b"tmpfs", 0, 0)[0],
-    "chroot": attempt("chroot", b"/no-such-folder")[0],
-    "ptrace": ptrace_own_child(),
-    "userfaultfd": attempt("userfaultfd", 1)[0],  # UFFD_USER_MODE_ONLY
-    "perf_event_open": attempt("perf_event_open", 0, 0, -1, -1, 0)[0],
-    "clone3": attempt("clone3", 0, 0)[0],
-}}))
-"""
-WORKS_CELL = """
-import subprocess, sys, threading
-import numpy as np
-import matplotlib.pyplot as plt
-figure, axes = plt.subplots()
-axes.plot(np.linspace(0, 1, 50), np.linspace(0, 1, 50) ** 2)
-figure.canvas.draw()
-plt.close(figure)
-thread = threading.Thread(target=lambda: None)
-thread.start()
-thread.join()
-child = subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True, text=True)
-print(json.dumps({"numpy": float(np.ones((64, 64)).dot(np.ones(64)).sum()), "child": child.stdout.strip()}))
-"""
-NEXT_KERNEL_CELL = f"""
-print(json.dumps({{"request_key": attempt("request_key", b"user", {KEY_DESCRIPTION.encode()!r}, 0, 0)[0],
-                  "/proc/keys": readable("/proc/keys")}}))
-"""
 
 
 def run_cells(cells: list[str], start: str) -> list[dict]:
@@ -272,16 +183,14 @@ def run_cells(cells: list[str], start: str) -> list[dict]:
 def kernels(request):
     """The reports of the hostile kernel's cells, those of the next kernel, and the host's
     /proc/keys read after both, for a kernel forked from the zygote and one started by exec."""
-    first = run_cells([KERNEL_PRELUDE, PROBE_CELL, ATTACK_CELL, WORKS_CELL], request.param)
-    second = run_cells([KERNEL_PRELUDE, NEXT_KERNEL_CELL], request.param)
+    first = run_cells([filter_cells.PRELUDE, filter_cells.PROBE_CELL, filter_cells.attack_cell(KEY_DESCRIPTION), filter_cells.WORKS_CELL],
+                      request.param)
+    second = run_cells([filter_cells.PRELUDE, filter_cells.next_kernel_cell(KEY_DESCRIPTION)], request.param)
     with open("/proc/keys") as keys:
         host_keys = keys.read()
     return {"probes": first[1], "attack": first[2], "works": first[3], "next": second[1], "host": host_keys}
 
 
-# unfiltered, each of these would succeed or fail with another errno in the kernel
-DIRECT_ATTACKS = ("add_key", "keyctl", "request_key", "unshare", "setns", "mount", "chroot", "ptrace",
-                  "userfaultfd", "perf_event_open")
 
 
 @pytest.mark.slow
@@ -292,7 +201,7 @@ def test_a_sandboxed_kernel_runs_under_a_seccomp_filter(kernels):
 
 @pytest.mark.slow
 @needs_sandbox
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", [family.name for family in seccomp_profile.DENIED_FAMILIES])
 def test_a_sandboxed_kernel_is_refused_every_call_of_a_denied_family_with_eperm(kernels, family):
     verdicts = kernels["probes"][family]
     assert verdicts and set(verdicts.values()) == {errno.EPERM}, verdicts
@@ -300,7 +209,7 @@ def test_a_sandboxed_kernel_is_refused_every_call_of_a_denied_family_with_eperm(
 
 @pytest.mark.slow
 @needs_sandbox
-@pytest.mark.parametrize("call", DIRECT_ATTACKS)
+@pytest.mark.parametrize("call", filter_cells.DIRECT_ATTACKS)
 def test_a_direct_attempt_of_a_refused_call_in_a_sandboxed_kernel_fails_with_eperm(kernels, call):
     assert kernels["attack"][call] == "EPERM", kernels["attack"]
 
