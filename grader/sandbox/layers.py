@@ -8,6 +8,8 @@ import os
 import shutil
 import sys
 
+from . import seccomp_profile
+
 # The layers' names (also ``L.FILESYSTEM`` etc. here) and their unshare flags.
 from .layer_names import (  # noqa: F401
     ALL_LAYERS,
@@ -61,14 +63,6 @@ class LayerSupport:
         return [self.unshare, *self.user_flags, *flags, *self.extra_flags]
 
 
-def syscall_filter_missing() -> dict[str, str]:
-    """``{SYSCALL_FILTER: why}`` when the kernels here cannot get the seccomp filter, else empty."""
-    from .seccomp_profile import unavailable_reason
-
-    reason = unavailable_reason()
-    return {} if reason is None else {SYSCALL_FILTER: reason}
-
-
 def unprivileged_support(unshare: str | None) -> LayerSupport:
     """The layers an ordinary user gets here (``grader.sandbox.unprivileged``)."""
     from .unprivileged import detect
@@ -98,7 +92,7 @@ def detect_layers() -> LayerSupport:
     cgroups = cgroup_support()
     if not cgroups.available:
         missing[CGROUPS] = cgroups.reason
-    missing.update(syscall_filter_missing())
+    missing.update(seccomp_profile.missing_layer())
     unshare = shutil.which("unshare")
     if unshare is None:
         for layer in (*namespace_layers, WORKDIR_QUOTA):

@@ -29,6 +29,8 @@ import functools
 import os
 import tempfile
 
+from .layer_names import SYSCALL_FILTER
+
 PROFILE_NAME = "sal-kernel"
 # How the launcher finds the program in its spec (the bytes, base64-encoded).
 SPEC_KEY = "syscall_filter"
@@ -188,3 +190,9 @@ def unavailable_reason() -> str | None:
     except OSError as exc:
         return f"libseccomp could not compile the profile ({exc})"
     return None
+
+
+def missing_layer() -> dict[str, str]:
+    """``{SYSCALL_FILTER: why}`` when the kernels here cannot get the filter, else empty."""
+    reason = unavailable_reason()
+    return {} if reason is None else {SYSCALL_FILTER: reason}
