@@ -128,6 +128,17 @@ def test_clone3_fails_with_enosys_so_the_c_library_falls_back_to_clone():
     assert in_filtered_child(lambda: raw_syscall("clone3", 0, 0)) == "ENOSYS"
 
 
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the x32 system call table is x86-64's")
+def test_a_call_through_the_x32_table_is_refused_with_eperm():
+    def x32_getpid():
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return "ok" if libc.syscall(0x40000000 | 39) >= 0 else errno.errorcode[ctypes.get_errno()]
+
+    assert in_filtered_child(x32_getpid) == "EPERM"
+
+
 KEYCTL_GET_KEYRING_ID, KEYCTL_READ, KEY_SPEC_SESSION_KEYRING = 0, 11, -3
 
 

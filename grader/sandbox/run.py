@@ -350,8 +350,8 @@ class SandboxRun:
                               if self._in_user_namespace(L.WORKDIR_QUOTA) else None),
             "watched_memory": (self.limits.tree_memory_limit if self.cgroup is None
                                and self._in_user_namespace(L.PROCESS_CLEANUP) else None),
-            seccomp_profile.SPEC_KEY: (base64.b64encode(seccomp_profile.filter_program()).decode()
-                                       if self.support.available(L.SYSCALL_FILTER) else None),
+            "syscall_filter": (base64.b64encode(seccomp_profile.filter_program()).decode()
+                               if self.support.available(L.SYSCALL_FILTER) else None),
         }
         self._kernel_wrapped = True
         spec_path = os.path.join(self.run_dir, "spec.json")

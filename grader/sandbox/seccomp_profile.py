@@ -32,8 +32,6 @@ import tempfile
 from .layer_names import SYSCALL_FILTER
 
 PROFILE_NAME = "sal-kernel"
-# How the launcher finds the program in its spec (the bytes, base64-encoded).
-SPEC_KEY = "syscall_filter"
 DENIED_ERRNO = errno.EPERM
 CLONE3_ERRNO = errno.ENOSYS  # so that the C library falls back to clone(2)
 
