@@ -154,9 +154,8 @@ def filter_program() -> bytes:
         syscall_filter.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)
     except OSError:
         pass  # libseccomp before 2.5 builds the list only
-    for name in denied_syscalls():
-        if seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) >= 0:  # negative: not on this architecture
-            syscall_filter.add_rule(denied, name)
+    for number in syscall_numbers().values():
+        syscall_filter.add_rule(denied, number)
     flags_argument = clone_flags_argument()
     for flag in NAMESPACE_CLONE_FLAGS.values():
         syscall_filter.add_rule(denied, "clone", seccomp.Arg(flags_argument, seccomp.MASKED_EQ, flag, flag))
@@ -176,7 +175,7 @@ def syscall_numbers() -> dict[str, int]:
     except FilterUnavailable:
         return {}
     numbers = {name: seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) for name in denied_syscalls()}
-    return {name: number for name, number in numbers.items() if number >= 0}
+    return {name: number for name, number in numbers.items() if number >= 0}  # negative: not here
 
 
 def unavailable_reason() -> str | None:
