@@ -31,7 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from grader.console import make_console
-from grader.sandbox import SandboxLimits, doctor_checks, leftovers
+from grader.sandbox import SandboxLimits, doctor_checks, leftovers, seccomp_profile
 from grader.sandbox import layers as L
 from grader.sandbox.launcher import processes_with_marker
 from grader.sandbox.limits import SandboxError, package_dirs
@@ -137,6 +137,7 @@ def attack(limits: SandboxLimits) -> tuple[dict, SandboxRun, list[int]]:
             "cpu_time_limit": limits.cpu_time_limit,
             "open_files_limit": limits.open_files_limit, "daemon_marker": marker,
             "grader_uid_in_own_namespace": not L.detect_layers().as_root,
+            "syscall_filter_probes": seccomp_profile.syscall_numbers(),
         }
         with open(doctor_checks.__file__) as script:
             source = script.read()
@@ -360,6 +361,8 @@ def assess(findings: dict, run: SandboxRun, leftovers: list[int],
         row("open files limit", limits.open_files_limit is not None
             and findings["open_files"][0], findings["open_files"][1]),
         row(L.ENVIRONMENT, *findings["environment"]),
+        row(L.SYSCALL_FILTER, findings["syscall_filter"][0],
+            f"profile {seccomp_profile.PROFILE_NAME}: {findings['syscall_filter'][1]}", L.SYSCALL_FILTER),
     ]
     return rows
 

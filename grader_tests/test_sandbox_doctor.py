@@ -15,7 +15,7 @@ needs_sandbox = pytest.mark.skipif(bool(FULL_SUPPORT.missing), reason=f"sandbox 
                                    f"unavailable here: {FULL_SUPPORT.missing}")
 PROTECTIONS = (layers.FILESYSTEM, layers.NETWORK, layers.PROCESS_CLEANUP,
                layers.PRIVATE_USER, layers.PROCESS_LIMIT, "memory limit", "file size limit",
-               "CPU time limit", "open files limit", layers.ENVIRONMENT,
+               "CPU time limit", "open files limit", layers.ENVIRONMENT, layers.SYSCALL_FILTER,
                # whole-tree layers (control group, working-folder quota) and leftover clean-up
                "process tree limit", "memory of the process tree", "CPU share and quota",
                layers.WORKDIR_QUOTA, "output limits", "leftover clean-up")
@@ -68,6 +68,18 @@ def test_doctor_fails_and_names_a_layer_that_is_missing(course_config, capsys, m
     network = row(capsys.readouterr().out, layers.NETWORK)
     assert "unavailable" in network
     assert "switched off for this test" in network
+
+
+@needs_sandbox
+def test_doctor_says_why_the_system_call_filter_is_missing(course_config, capsys, monkeypatch):
+    reason = "libseccomp cannot be loaded (switched off for this test)"
+    support = layers.LayerSupport(FULL_SUPPORT.unshare, {layers.SYSCALL_FILTER: reason},
+                                  FULL_SUPPORT.extra_flags)
+    monkeypatch.setattr(layers, "detect_layers", lambda: support)
+    monkeypatch.setattr(run_module, "_warned_layers", set())
+    assert doctor.main(["--config", course_config()]) == 1
+    syscall_filter = row(capsys.readouterr().out, layers.SYSCALL_FILTER)
+    assert "unavailable" in syscall_filter and reason in syscall_filter and "Seccomp: 0" in syscall_filter
 
 
 @needs_sandbox

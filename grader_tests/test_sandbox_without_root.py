@@ -8,6 +8,7 @@ the checkout.
 """
 from __future__ import annotations
 
+import errno
 import json
 import re
 import shutil
@@ -17,6 +18,7 @@ import pytest
 
 from grader.sandbox.limits import package_dirs
 from grader_tests.ordinary_user import ordinary_user, skip_reason
+from grader_tests.syscall_filter_cells import DIRECT_ATTACKS
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
 
@@ -99,6 +101,9 @@ cells = [
     " for s in statuses)}))",
     "print(json.dumps({'alive': True}))",
 ]
+from grader_tests import syscall_filter_cells as filter_cells
+cells += [filter_cells.PRELUDE, filter_cells.PROBE_CELL,
+          filter_cells.attack_cell("sal-filter-test-" + os.urandom(8).hex())]
 nb = new_notebook(cells=[new_code_cell(c) for c in cells],
                   metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
 settings = {"require_sandbox": True, "course_root": course, "tree_memory_limit": 512 * 2**20,
@@ -198,6 +203,26 @@ def test_the_kernel_survives_what_was_killed_of_its_children(reports):
     assert reports[5] == {"alive": True}
 
 
+def test_the_kernel_runs_under_the_system_call_filter(reports):
+    assert "Seccomp:\t2" in reports[8]["status"], reports[8]
+
+
+def test_the_kernel_is_refused_every_call_of_each_denied_family_with_eperm(reports):
+    let_through = {family: verdicts for family, verdicts in reports[7].items()
+                   if not verdicts or set(verdicts.values()) != {errno.EPERM}}
+    assert reports[7] and let_through == {}
+
+
+@pytest.mark.parametrize("call", DIRECT_ATTACKS)
+def test_a_direct_attempt_of_a_refused_call_in_the_kernel_fails_with_eperm(reports, call):
+    assert reports[8][call] == "EPERM", reports[8]
+
+
+@pytest.mark.parametrize("path", ["/proc/keys", "/proc/key-users"])
+def test_the_kernel_cannot_read_the_machines_key_lists(reports, path):
+    assert reports[8][path] == "PermissionError"
+
+
 @pytest.fixture(scope="module")
 def demo(user):
     """``make demo`` run by the account in its copy of the checkout: (exit code, output, copy)."""
@@ -270,7 +295,7 @@ def test_grader_doctor_as_an_ordinary_account_marks_a_weaker_layer(doctor, layer
 
 
 @pytest.mark.parametrize("layer", ["filesystem isolation", "network isolation", "process isolation",
-                                   "process limit", "scrubbed environment"])
+                                   "process limit", "scrubbed environment", "system call filter"])
 def test_grader_doctor_as_an_ordinary_account_finds_a_kept_layer_active(doctor, layer):
     assert doctor[layer] == "active"
 

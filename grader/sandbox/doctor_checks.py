@@ -6,7 +6,8 @@ keys: ``secret_files`` and ``secret_dirs`` (must not be readable), ``forbidden_d
 (must not be writable), ``canary_env`` (names that must not be set), ``port`` (a listener
 on 127.0.0.1 outside), ``memory_limit``, ``file_size_limit``, ``max_processes`` (ints or
 null), ``daemon_marker`` (argv tag of a daemon the doctor looks for afterwards),
-``grader_uid_in_own_namespace`` (without root: the kernel may keep the grader's uid).
+``grader_uid_in_own_namespace`` (without root: the kernel may keep the grader's uid),
+``syscall_filter_probes`` (system call name -> number on this machine: each must be refused).
 Each finding is ``[blocked: bool, detail: str]``.
 """
 
@@ -224,6 +225,63 @@ def try_fill_folder(size_limit, file_limit):
     return [all(r[0] for r in results), "; ".join(r[1] for r in results)]
 
 
+def filter_verdict(number, args=()):
+    """The errno system call ``number`` gets from this process's seccomp filter (0: allowed), tried
+    for real but never carried out.
+
+    A forked child stacks a filter of its own that answers the call with SECCOMP_RET_TRACE (with no
+    tracer attached Linux fails it with ENOSYS, without running it), then makes the call with
+    ``args``. Where several filters answer, Linux takes the strongest action and ERRNO outranks
+    TRACE: the child sees the installed filter's errno (EPERM) if that filter refuses the call, and
+    ENOSYS if it lets it through, whatever the process's privileges would have made of the call.
+    Self-contained (the tests run its source in a kernel): standard library only.
+    """
+    import ctypes
+    import struct
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    libc.syscall.restype = ctypes.c_long
+    load_number, jump_if_equal, return_value = 0x20, 0x15, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, BPF_RET|K
+    trace, allow = 0x7FF00000, 0x7FFF0000
+    program = b"".join(struct.pack("=HBBI", *instruction) for instruction in (
+        (load_number, 0, 0, 0), (jump_if_equal, 0, 1, number),
+        (return_value, 0, 0, trace), (return_value, 0, 0, allow)))
+    buffer = ctypes.create_string_buffer(program, len(program))
+
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = Fprog(len(program) // 8, ctypes.addressof(buffer))
+    arguments = [ctypes.c_long(value) for value in args]
+    pid = os.fork()
+    if pid == 0:
+        code = 255
+        try:
+            libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS, needed to add a filter
+            if libc.prctl(22, 2, ctypes.addressof(fprog), 0, 0) == 0:  # PR_SET_SECCOMP, FILTER
+                code = 0 if libc.syscall(number, *arguments) >= 0 else ctypes.get_errno()
+        finally:
+            os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def try_syscall_filter(numbers):
+    """Whether a seccomp filter is on this process and refuses every call of ``numbers``
+    (name -> number) with EPERM."""
+    fields = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    mode = fields.get("Seccomp", "none").strip()
+    if mode != "2":
+        return False, "no system call filter on the kernel (Seccomp: %s)" % mode
+    if not numbers:
+        return False, "a filter is installed, but no system call was named to probe it"
+    let_through = [name for name, number in sorted(numbers.items())
+                   if filter_verdict(number) != errno.EPERM]
+    if let_through:
+        return False, "the filter lets through %s" % ", ".join(let_through)
+    return True, "%d system calls refused with EPERM, each tried" % len(numbers)
+
+
 def tree_main(args):
     """The second probe run: whole-tree limits of the control group and the folder quota."""
     findings = {"tree_processes": try_fork_tree(args["tree_process_limit"]),
@@ -262,6 +320,7 @@ def main():
     files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     findings["cpu"] = [cpu == args["cpu_time_limit"], "RLIMIT_CPU %s s" % cpu]
     findings["open_files"] = [files == args["open_files_limit"], "RLIMIT_NOFILE %s" % files]
+    findings["syscall_filter"] = try_syscall_filter(args.get("syscall_filter_probes") or {})
     findings["daemon"] = start_daemon(args["daemon_marker"])
     print(json.dumps(findings))
 

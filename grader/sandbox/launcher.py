@@ -13,8 +13,9 @@ own, ``grader.sandbox.unprivileged``), this process is PID 1 of a fresh PID name
    into it, so nothing else on the machine is visible;
 2. forks the kernel, which drops to a private unprivileged user id (without root: enters a user
    namespace of its own as the grader's uid and drops every capability), sets ``no_new_privs``,
-   applies the resource limits, closes inherited descriptors and execs with the scrubbed
-   environment;
+   applies the resource limits, joins a session keyring of its own, installs the system call
+   filter (``grader.sandbox.seccomp_profile``: compiled by the grading process, passed in the
+   spec), closes inherited descriptors and execs with the scrubbed environment;
 3. reaps every orphan (without a control group, also holds the memory of the whole tree:
    :func:`hold_memory`), and exits as soon as the kernel exits, the grading process goes
    away (its pipe reaches end of file) or SIGTERM arrives. As PID 1 its exit makes the
@@ -25,6 +26,7 @@ Any step that fails is recorded in the report file; if the spec says ``required`
 kernel is not started at all.
 """
 
+import base64
 import ctypes
 import errno
 import json
@@ -58,6 +60,15 @@ CAPSET_SYSCALL = {"x86_64": 126, "aarch64": 91, "riscv64": 91, "ppc64le": 184, "
 # pivot_root(2) has no libc wrapper; its number depends on the architecture.
 PIVOT_ROOT_SYSCALL = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203,
                       "s390x": 217, "i686": 217, "armv7l": 218}
+# keyctl(2) has no libc wrapper either (libkeyutils has one).
+KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219, "riscv64": 219, "ppc64le": 271,
+                  "s390x": 280, "i686": 288, "armv7l": 311}
+KEYCTL_JOIN_SESSION_KEYRING = 1
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+# Files of the sandbox's /proc masked like hidden paths: the key store lists keys and, per uid
+# of the whole machine, how many keys it holds.
+PROC_HIDDEN = ("keys", "key-users")
 
 RLIMITS = {
     "address_space": "RLIMIT_AS",
@@ -152,6 +163,36 @@ def _outside_ids():
         uid = int(uid_map.read().split()[1])
         gid = int(gid_map.read().split()[1])
     return uid, gid
+
+
+def join_own_session_keyring():
+    """Replace the inherited session keyring (the grader's) with a new empty one of this process's
+    uid, so nothing the grader's keyrings hold is possessed by the kernel. A Linux without keys
+    (ENOSYS) has nothing to hide."""
+    number = KEYCTL_SYSCALL.get(os.uname().machine)
+    if number is None:
+        raise OSError(errno.ENOSYS, "keyctl: unknown system call number on %s" % os.uname().machine)
+    if libc().syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
+        code = ctypes.get_errno()
+        if code != errno.ENOSYS:
+            raise OSError(code, "joining a session keyring of its own: %s" % os.strerror(code))
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install_syscall_filter(program):
+    """Load the classic BPF ``program`` (bytes: ``struct sock_filter`` entries of 8 bytes) as this
+    process's seccomp filter; it needs ``no_new_privs`` (or CAP_SYS_ADMIN) and binds this process
+    and everything it starts from now on."""
+    if not program or len(program) % 8:
+        raise ValueError("a seccomp filter is a non-empty array of 8-byte instructions, got %d bytes"
+                         % len(program))
+    instructions = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.addressof(instructions))
+    _check(libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0),
+           "installing the system call filter")
 
 
 def drop_capabilities():
@@ -401,6 +442,9 @@ def build_root(spec):
     hidden_file = root + "/.hidden"
     open(hidden_file, "w").close()
     os.chmod(hidden_file, 0)
+    for name in PROC_HIDDEN:
+        if os.path.exists(root + "/proc/" + name):
+            mount(hidden_file, root + "/proc/" + name, None, MS_BIND)
     for path in spec["hidden_paths"]:
         inside = root + path
         if not _inside(path, visible) or not os.path.lexists(inside):
@@ -477,6 +521,10 @@ def _child_setup_and_exec(spec, env, error_pipe):
                 hard = value + 5  # SIGXCPU first; SIGKILL if it is ignored
             resource.setrlimit(which, (soft, hard))
         os.chdir(spec["workdir"])
+        if sys.platform.startswith("linux"):
+            join_own_session_keyring()
+        if spec.get("syscall_filter"):  # last: the filter refuses calls the steps above make
+            install_syscall_filter(base64.b64decode(spec["syscall_filter"]))
         os.closerange(3, error_pipe)
         os.closerange(error_pipe + 1, 65536)
         exec_kernel(spec["command"][0], spec["command"], env)
@@ -626,7 +674,8 @@ def main(argv):
     ``own_user_namespace`` (bool: the kernel enters a user namespace of its own, without root),
     ``workdir_tmpfs`` (``{"size": bytes, "files": inodes}``: mount the working folder as a tmpfs
     filled with a copy of ``workdir``, without root; or null), ``watched_memory`` (bytes the
-    whole tree may hold, watched by :func:`hold_memory`, or null).
+    whole tree may hold, watched by :func:`hold_memory`, or null), ``syscall_filter`` (the
+    kernel's seccomp filter, a BPF program in base64, :func:`install_syscall_filter`; or null).
     """
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)  # interrupts are meant for the kernel

@@ -15,9 +15,10 @@ RESOURCE_LIMITS = "resource limits"      # address space, CPU, file size, open f
 ENVIRONMENT = "scrubbed environment"     # minimal environment, nothing inherited
 CGROUPS = "control group"                # memory, tasks and CPU share of the whole process tree
 WORKDIR_QUOTA = "working folder quota"   # the working folder is a size- and file-limited tmpfs
+SYSCALL_FILTER = "system call filter"    # seccomp: the calls of grader.sandbox.seccomp_profile fail
 
 ALL_LAYERS = (FILESYSTEM, NETWORK, PROCESS_CLEANUP, PRIVATE_USER, PROCESS_LIMIT, RESOURCE_LIMITS,
-              ENVIRONMENT, CGROUPS, WORKDIR_QUOTA)
+              ENVIRONMENT, CGROUPS, WORKDIR_QUOTA, SYSCALL_FILTER)
 
 NAMESPACE_FLAGS = {
     FILESYSTEM: ("--mount",),

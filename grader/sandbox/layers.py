@@ -8,6 +8,8 @@ import os
 import shutil
 import sys
 
+from . import seccomp_profile
+
 # The layers' names (also ``L.FILESYSTEM`` etc. here) and their unshare flags.
 from .layer_names import (  # noqa: F401
     ALL_LAYERS,
@@ -21,6 +23,7 @@ from .layer_names import (  # noqa: F401
     PROCESS_CLEANUP,
     PROCESS_LIMIT,
     RESOURCE_LIMITS,
+    SYSCALL_FILTER,
     WORKDIR_QUOTA,
     try_unshare,
 )
@@ -78,7 +81,8 @@ def detect_layers() -> LayerSupport:
     except ImportError:
         missing[RESOURCE_LIMITS] = "the resource module is unavailable on this platform"
     if not sys.platform.startswith("linux"):
-        for layer in (*namespace_layers, PRIVATE_USER, PROCESS_LIMIT, CGROUPS, WORKDIR_QUOTA):
+        for layer in (*namespace_layers, PRIVATE_USER, PROCESS_LIMIT, CGROUPS, WORKDIR_QUOTA,
+                      SYSCALL_FILTER):
             missing[layer] = f"needs Linux (this is {sys.platform})"
         return LayerSupport(None, missing)
     if os.geteuid() != 0:
@@ -88,6 +92,7 @@ def detect_layers() -> LayerSupport:
     cgroups = cgroup_support()
     if not cgroups.available:
         missing[CGROUPS] = cgroups.reason
+    missing.update(seccomp_profile.missing_layer())
     unshare = shutil.which("unshare")
     if unshare is None:
         for layer in (*namespace_layers, WORKDIR_QUOTA):

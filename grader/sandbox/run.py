@@ -18,6 +18,7 @@ user) is visible inside the sandbox.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -30,7 +31,7 @@ import time
 from grader.state_folders import STATE_DIR_NAME
 
 from . import layers as L
-from . import leftovers, unprivileged, workdir_quota
+from . import leftovers, seccomp_profile, unprivileged, workdir_quota
 from .cgroups import CgroupLimits, CgroupUnavailable, SandboxCgroup
 from .cgroups import support as cgroup_support
 from .launcher import kill_processes_of_uid
@@ -349,6 +350,8 @@ class SandboxRun:
                               if self._in_user_namespace(L.WORKDIR_QUOTA) else None),
             "watched_memory": (self.limits.tree_memory_limit if self.cgroup is None
                                and self._in_user_namespace(L.PROCESS_CLEANUP) else None),
+            "syscall_filter": (base64.b64encode(seccomp_profile.filter_program()).decode()
+                               if self.support.available(L.SYSCALL_FILTER) else None),
         }
         self._kernel_wrapped = True
         spec_path = os.path.join(self.run_dir, "spec.json")

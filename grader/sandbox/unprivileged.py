@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 
 from . import layer_names as L
+from . import seccomp_profile
 
 MODE = "user namespace"
 USER_FLAGS = ("--user", "--map-root-user")
@@ -102,8 +103,7 @@ def detect(unshare: str | None) -> dict:
     them (some weaker, :data:`WEAKER`) when user namespaces work, else every namespace layer
     missing with the reason."""
     from .cgroups import support as cgroup_support
-
-    missing: dict[str, str] = {}
+    missing: dict[str, str] = seccomp_profile.missing_layer()
     weaker = dict(WEAKER)
     if not counts_processes_per_namespace():
         weaker[L.PROCESS_LIMIT] = NPROC_WEAKER

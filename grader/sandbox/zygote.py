@@ -14,8 +14,13 @@ Process tree per notebook (compare ``unshare --fork --kill-child ... python laun
                                   └─ sandbox process  (setsid; unshare(...); reports its pid, waits
                                      │                 for "go", then forks; relays the exit status)
                                      └─ PID 1: launcher.main(spec)  (pivot_root, supervise)
-                                          └─ kernel (uid, no_new_privs, rlimits, closes every fd,
+                                          └─ kernel (uid, no_new_privs, rlimits, own session keyring,
+                                                     system call filter, closes every fd,
                                                      environment replaced, runs IPKernelApp)
+
+The zygote, the sandbox process and the launcher are not filtered (they unshare, mount and pivot);
+the system call filter (``grader.sandbox.seccomp_profile``) is installed in the kernel's process
+only, after its setup and before ``IPKernelApp`` imports anything of the notebook's.
 
 What the zygote holds, and therefore what every kernel inherits in memory: the imported modules,
 this file and ``launcher.py`` (sandbox code, public), a font cache of the system fonts, and its
