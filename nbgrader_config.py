@@ -5,6 +5,7 @@ from grader.grading.pipeline import AUTOGRADE_STEPS, FEEDBACK_STEPS, SANITIZE_ST
 from grader.pages.exporter import SANITIZING_FILTERS, FeedbackExporter
 from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATHS
 from grader.reporting.grades_csv import GradesCsvExport
+from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY
 from grader.sandbox.submitted_links import make_pre_convert_hook
 from grader.settings import DB_URL, EXCHANGE_ROOT
 
@@ -42,7 +43,8 @@ c.Autograde.pre_convert_hook = make_pre_convert_hook(COURSE_ROOT)
 # preprocessor disabled unless told otherwise); whatever a kernel sent never does.
 c.ClearMetadataPreprocessor.enabled = True
 c.ClearMetadataPreprocessor.preserve_cell_metadata_mask = {"nbgrader", "deletable", "editable"}
-c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {"kernelspec", "language_info"}
+# NOTEBOOK_NOTE_KEY: the grading process's own notes for the page (working-folder files not kept)
+c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {"kernelspec", "language_info", NOTEBOOK_NOTE_KEY}
 
 # Pages made from submissions run no student script in whoever opens them (grader.pages):
 # RemoveActiveContent (above) makes the autograded notebook inert; HTMLExporter, which the

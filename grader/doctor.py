@@ -401,20 +401,28 @@ def print_table(rows: list[Finding], console: Console | None = None) -> None:
 
 def privacy_findings(course_root: str) -> list[Finding]:
     """Course paths other accounts can reach (``grader.service.privacy``): one row each with the
-    command that closes it, or one "course privacy: active" row when there is none. ``main``
-    adds them when the config's folder is a course (it has ``source/`` or a gradebook)."""
+    command that closes it, or one "course privacy: active" row when there is none; and a row for
+    an exchange course folder another account owns (it blocks ``nbgrader release_assignment``).
+    ``main`` adds them when the config's folder is a course (it has ``source/`` or a gradebook)."""
     from pathlib import Path
 
     from grader.course import Course
-    from grader.service.privacy import course_problems
+    from grader.service.exchange import CourseExchange
+    from grader.service.privacy import course_problems, exchange_owner_problems
+    from grader.service.watch import exchange_root
 
-    problems = course_problems(Course(Path(course_root).resolve()))
+    course = Course(Path(course_root).resolve())
+    exchange = CourseExchange(course)
+    owned = exchange_owner_problems(exchange_root(exchange), exchange.course_id, (course.root.stat().st_uid,))
+    problems = course_problems(course)
+    findings = [Finding("exchange folder owner", False, f"{p.path}: {p.what}; run `{p.command}`")
+                for p in owned]
     if not problems:
-        return [Finding("course privacy", True, f"{course_root}: no course path is readable by "
-                                                "other accounts")]
-    return [Finding(f"course privacy: {p.what}", False,
-                    f"{p.path} has mode {p.mode:04o}; run `{p.command}` (or grader watch "
-                    "--fix-permissions)") for p in problems]
+        return findings + [Finding("course privacy", True, f"{course_root}: no course path is readable by "
+                                                           "other accounts")]
+    return findings + [Finding(f"course privacy: {p.what}", False,
+                               f"{p.path} has mode {p.mode:04o}; run `{p.command}` (or grader watch "
+                               "--fix-permissions)") for p in problems]
 
 
 def service_findings(course_root: str) -> list[Finding]:

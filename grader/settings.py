@@ -126,6 +126,14 @@ SETTINGS: tuple[Setting, ...] = (
     _limit("workdir_file_limit", "integer", 4096, "",
            "Files and folders the kernel's working folder (and each of /tmp, /dev/shm and home) "
            "may hold."),
+    _limit("leftover_size_limit", "integer", 64 * MiB, "bytes",
+           "Bytes of files the notebook leaves in its working folder that are copied back into "
+           "autograded/, counted by apparent size (a sparse file counts in full, its holes stay "
+           "holes); files past it are not copied back and the feedback page says so."),
+    _limit("leftover_file_limit", "integer", 500, "",
+           "Files and folders the notebook leaves in its working folder that are copied back into "
+           "autograded/ (the submission's own files included); the rest is not copied back and the "
+           "feedback page says so."),
     _limit("readonly_paths", "list of paths", (), "",
            "Extra absolute paths the kernel may read (the Python installation, /usr and /etc "
            "are always readable)."),
@@ -186,6 +194,11 @@ SETTINGS: tuple[Setting, ...] = (
               "Share of a quiz item's points a right answer still earns after 0, 1, 2, ... different wrong "
               "answers to it (graded with immediate feedback); beyond the end the last entry holds."),
     # ---- feedback pages -------------------------------------------------------------------------
+    Setting("GenerateFeedback", "copy_working_files", "boolean", False, "",
+            "Copy the files of the graded working folder (autograded/<student>/<assignment>: the "
+            "submission's files and whatever its notebook wrote there) into each feedback folder "
+            "beside the page, as plain nbgrader does. False: the feedback folder holds the pages only, "
+            "so nothing a notebook writes reaches feedback/, the service's archive or the exchange."),
     _feedback("max_output_bytes", "integer", 16 * MiB, "characters",
               "Output (text and data, in characters) one page shows, in reading order; the outputs "
               "past it are left off, each cell that loses some says so in one line."),

@@ -86,7 +86,7 @@ course = Course(Path(sys.argv[1]))
 before = sorted((str(p), p.stat().st_mtime_ns) for p in course.root.rglob("*"))
 app = nbgrader_apps.warm_feedback_app(course)
 rendered = app.rehearse(course)
-seen = {"rendered": rendered, "highlighted": _highlighted.cache_info().currsize,
+seen = {"rendered": rendered, "highlighted": len(_highlighted.cache),
         "changed": before != sorted((str(p), p.stat().st_mtime_ns) for p in course.root.rglob("*"))}
 with Gradebook(course.db_url) as gradebook:
     seen["students"] = [student.id for student in gradebook.students]

@@ -22,6 +22,7 @@ CONFIGURABLES = {
     "PrepareProbes": "grader.grading.preprocessors.prepare_probes:PrepareProbes",
     "AttemptCredit": "grader.grading.attempt_credit:AttemptCredit",
     "FeedbackExporter": "grader.pages.exporter:FeedbackExporter",
+    "GenerateFeedback": "grader.grading.nbgrader_apps:PagesOnlyFeedback",
     "GradingService": "grader.service_policy:GradingService",
 }
 

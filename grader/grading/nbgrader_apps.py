@@ -5,14 +5,17 @@ so a caller grading a class can record a failure against one student and carry o
 """
 from __future__ import annotations
 
+import os
 import threading
 
 from nbgrader.converters import GenerateAssignment, GenerateFeedback
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import GetGrades
-from nbgrader.utils import capture_log
+from nbgrader.utils import capture_log, find_all_files
 
 from grader.course import ASSIGNMENTS, Course, load_config
+from grader.sandbox.workdir_quota import copy_sparse
+from grader.settings import traits_of
 
 
 def _coursedir(course: Course, config, assignment: str, student: str = "*") -> CourseDirectory:
@@ -32,15 +35,37 @@ def generate_assignment(course: Course, assignment: str) -> dict:
     return capture_log(app)
 
 
+class PagesOnlyFeedback(GenerateFeedback):
+    """``GenerateFeedback`` whose feedback folders hold the pages only: the files of the graded
+    working folder (the submission's, and whatever its notebook wrote) are not copied beside them
+    unless the course sets ``c.GenerateFeedback.copy_working_files``; then they are copied as
+    nbgrader copies them, but with holes kept as holes."""
+
+    locals().update(traits_of("GenerateFeedback"))  # copy_working_files (grader.settings)
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        if not self.copy_working_files:
+            return
+        source = self._format_source(assignment_id, student_id)
+        dest = self._format_dest(assignment_id, student_id)
+        for filename in find_all_files(source, self.coursedir.ignore + ["*.ipynb"]):
+            path = os.path.join(dest, os.path.relpath(filename, source))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            if os.path.lexists(path):
+                os.unlink(path)
+            with open(filename, "rb") as original, open(path, "xb") as copy:
+                copy_sparse(original.fileno(), copy.fileno())
+
+
 def generate_feedback(course: Course, assignment: str, student: str = "*") -> dict:
-    """``nbgrader generate_feedback <assignment> --force``."""
+    """``nbgrader generate_feedback <assignment> --force``, with :class:`PagesOnlyFeedback`."""
     config = load_config(course)
-    app = GenerateFeedback(coursedir=_coursedir(course, config, assignment, student), config=config)
+    app = PagesOnlyFeedback(coursedir=_coursedir(course, config, assignment, student), config=config)
     app.force = True
     return capture_log(app)
 
 
-class _WarmGenerateFeedback(GenerateFeedback):
+class _WarmGenerateFeedback(PagesOnlyFeedback):
     """``GenerateFeedback`` that builds its writer and exporter (nbconvert's compiled templates,
     the registered preprocessors) on its first run and reuses them on every later one."""
 

@@ -1,6 +1,8 @@
 """The exporter of feedback pages: nbgrader's feedback template, with every piece of submission
 markup sanitized, maths as MathML (within a bound per page, ``grader.pages.markdown.MathBudget``),
-at most ``max_output_bytes`` of output, no script and a restrictive Content-Security-Policy.
+code highlighted within a bound per page (:class:`HighlightBudget`; past it code is shown escaped,
+not coloured), at most ``max_output_bytes`` of output, no script and a restrictive
+Content-Security-Policy.
 
 ``nbgrader_config.py`` selects it for ``GenerateFeedback`` (so plain ``nbgrader generate_feedback``
 uses it) and sets the same sanitizing filters on ``HTMLExporter``, the exporter of the formgrader's
@@ -8,10 +10,14 @@ submission view.
 """
 from __future__ import annotations
 
-import functools
 import json
 import re
+import threading
+import time
+from dataclasses import dataclass
+from html import escape
 
+import cachetools
 from jinja2 import DictLoader
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
@@ -73,27 +79,74 @@ class FeedbackExporter(HTMLExporter):
         langinfo = nb.metadata.get("language_info", {})
         lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
         self.register_filter("highlight_code", self.filters.get(
-            "highlight_code", RememberingHighlight(pygments_lexer=lexer, parent=self)))
+            "highlight_code", RememberingHighlight(pygments_lexer=lexer, parent=self, budget=HighlightBudget())))
         resources = self._init_resources(resources)
         self.register_filter("filter_data_type", WidgetsDataTypeFilter(
             notebook_metadata=self._nb_metadata, parent=self, resources=resources))
         return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
 
 
+@dataclass
+class HighlightBudget:
+    """What is left of one page's code highlighting: characters of source and seconds.
+
+    Highlighting costs about 15 s per MB of Python source and writes some seven characters of HTML
+    for each one; a lesson's page highlights some 30 000 characters. A cell longer than
+    ``cell_characters`` is never highlighted, so a page overruns ``seconds`` by at most the time of
+    one such cell. Code past the budget is shown escaped, without colours.
+    """
+
+    characters: int = 512 * 1024
+    cell_characters: int = 64 * 1024
+    seconds: float = 2.0
+
+    def reserve(self, source: str) -> bool:
+        """Take ``source``'s characters if the characters and seconds left allow it; else False."""
+        if len(source) > min(self.characters, self.cell_characters) or self.seconds <= 0:
+            return False
+        self.characters -= len(source)
+        return True
+
+    def spend(self, seconds: float) -> None:
+        self.seconds -= seconds
+
+
+def escaped_code(source: str, language: str) -> str:
+    """Code as ``Highlight2HTML`` lays it out, escaped instead of coloured."""
+    return (f'<div class=" highlight hl-{escape(language)}"><pre><span></span>'
+            f'{escape(source.rstrip(chr(10)))}\n</pre></div>\n')
+
+
 class RememberingHighlight(Highlight2HTML):
-    """nbconvert's code highlighting, with the HTML of every source it highlighted kept in this
-    process: most code cells (the given code, the visible tests) are the same on every student's
-    page, and highlighting them is a good part of a page's time. The same source, language and
-    formatter options give the same HTML, so a page is the one ``Highlight2HTML`` writes."""
+    """nbconvert's code highlighting within the page's :class:`HighlightBudget`, with the HTML of
+    sources it highlighted kept in this process (up to :data:`HIGHLIGHT_CACHE_CHARACTERS`): most
+    code cells (the given code, the visible tests) are the same on every student's page, and
+    highlighting them is a good part of a page's time. The same source, language and formatter
+    options give the same HTML, so a page is the one ``Highlight2HTML`` writes."""
+
+    def __init__(self, budget: HighlightBudget | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.budget = budget if budget is not None else HighlightBudget()
 
     def __call__(self, source, language=None, metadata=None):
+        language = language or self.pygments_lexer
+        if not self.budget.reserve(source):
+            return escaped_code(source, language or "")
         magics = (metadata or {}).get("magics_language")
-        return _highlighted(source, language or self.pygments_lexer,
-                            magics if isinstance(magics, str) else None,
-                            json.dumps(self.extra_formatter_options, sort_keys=True))
+        started = time.perf_counter()
+        try:
+            return _highlighted(source, language, magics if isinstance(magics, str) else None,
+                                json.dumps(self.extra_formatter_options, sort_keys=True))
+        finally:
+            self.budget.spend(time.perf_counter() - started)
 
 
-@functools.lru_cache(maxsize=4096)
+#: Characters of highlighted HTML kept in one process, over every source (least recently used go).
+HIGHLIGHT_CACHE_CHARACTERS = 32 * 2**20
+_highlight_cache = cachetools.LRUCache(maxsize=HIGHLIGHT_CACHE_CHARACTERS, getsizeof=len)
+
+
+@cachetools.cached(_highlight_cache, lock=threading.Lock(), info=True)
 def _highlighted(source: str, language: str, magics_language: str | None, options: str) -> str:
     return Highlight2HTML(pygments_lexer=language, extra_formatter_options=json.loads(options))(
         source, language, {"magics_language": magics_language} if magics_language else None)

@@ -47,6 +47,7 @@ from grader.kernel_side import METADATA_KEY, PROBE_MIME
 from grader.settings import traits_of
 
 from .kernel_manager import SandboxedKernelManager
+from .leftover_budget import NOTEBOOK_NOTE_KEY, WORKING_FOLDER_NOTE
 from .limits import MiB, SandboxLimits, load_sandbox_limits
 from .submitted_links import remove_copies_of_links
 
@@ -170,6 +171,7 @@ class SandboxedExecute(Execute):
         self._deadline = (time.monotonic() + self.notebook_timeout
                           if self.notebook_timeout else None)
         self._drop_copies_of_submitted_links(resources or {})
+        nb.metadata.pop(NOTEBOOK_NOTE_KEY, None)  # only this grading may write it, never a submission
         try:
             return super().preprocess(nb, resources)
         finally:
@@ -177,7 +179,16 @@ class SandboxedExecute(Execute):
                 if self._sandbox_km.has_kernel:
                     run_sync(self._sandbox_km._async_kill_kernel)()
                 run_sync(self._sandbox_km.cleanup_resources)()
+                self._note_files_not_kept(nb)
                 self._sandbox_km = None
+
+    def _note_files_not_kept(self, nb) -> None:
+        """Tell the page (through the graded notebook's metadata) what the working folder's copy
+        back left behind (``grader.sandbox.leftover_budget``)."""
+        sandbox = self._sandbox_km.sandbox
+        note = sandbox.leftover_note if sandbox is not None else None
+        if note:
+            nb.metadata[NOTEBOOK_NOTE_KEY] = {WORKING_FOLDER_NOTE: note}
 
     def process_message(self, msg, cell, cell_index):
         """Drop comm (widget) messages; charge every output, display updates included, to the

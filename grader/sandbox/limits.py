@@ -38,7 +38,7 @@ def _check(limits) -> None:
     if limits.cpu_quota is not None and not limits.cpu_quota > 0:
         raise ValueError(f"sandbox cpu_quota must be a positive number of CPUs or None, got "
                          f"{limits.cpu_quota!r}")
-    for name in ("workdir_size_limit", "workdir_file_limit"):
+    for name in ("workdir_size_limit", "workdir_file_limit", "leftover_size_limit", "leftover_file_limit"):
         if not isinstance(getattr(limits, name), int) or getattr(limits, name) <= 0:
             raise ValueError(f"sandbox {name} must be a positive integer, got "
                              f"{getattr(limits, name)!r}")

@@ -35,6 +35,7 @@ from . import leftovers, seccomp_profile, unprivileged, workdir_quota
 from .cgroups import CgroupLimits, CgroupUnavailable, SandboxCgroup
 from .cgroups import support as cgroup_support
 from .launcher import kill_processes_of_uid
+from .leftover_budget import LeftoverBudget
 from .leftovers import make_mode_safe
 from .limits import HIDDEN_PACKAGES, SYSTEM_PATHS, SandboxError, SandboxLimits, package_dirs, python_prefixes
 from .uid_slots import UidSlot, reserve_uid
@@ -131,6 +132,8 @@ class SandboxRun:
         self.quota_dir: str | None = None  # the working folder's own filesystem, when there is one
         self._quota_mounted = False
         self._kernel_wrapped = False
+        # what the page says about files the notebook left that were not kept, after cleanup()
+        self.leftover_note: str | None = None
 
     # ------------------------------------------------------------------ preparation
     @property
@@ -469,6 +472,9 @@ class SandboxRun:
             else:  # nothing ran: the working folder is as it was
                 workdir_quota.unmount(self.quota_dir)
                 self._quota_mounted = False
+        elif self._kernel_wrapped and not self._in_user_namespace(L.WORKDIR_QUOTA):
+            self._trim_workdir()
+        self._kernel_wrapped = False  # what the kernel left is dealt with, once
         if self.uid_slot is not None:
             self._remove_irregular_entries()
             self._restore_workdir_owners()
@@ -487,16 +493,36 @@ class SandboxRun:
             os.close(self._lock_fd)
             self._lock_fd = None
 
+    def _leftover_budget(self) -> LeftoverBudget:
+        return LeftoverBudget(self.limits.leftover_size_limit, self.limits.leftover_file_limit)
+
     def _drain_quota(self) -> None:
-        """Copy what the kernel left in its own filesystem back into the working folder."""
+        """Copy what the kernel left in its own filesystem back into the working folder, within
+        the leftover budget."""
+        budget = self._leftover_budget()
         try:
-            left_out = workdir_quota.drain(self.quota_dir, self.workdir, self.workdir_hidden)
+            left_out = workdir_quota.drain(self.quota_dir, self.workdir, self.workdir_hidden, budget)
             if left_out:
                 self.log.warning("Left out %d symbolic links or special files the kernel made: %s",
                                  len(left_out), ", ".join(left_out[:20]))
         finally:
             workdir_quota.unmount(self.quota_dir)
             self._quota_mounted = False
+            self._record_leftover_note(budget)
+
+    def _trim_workdir(self) -> None:
+        """Without its own filesystem the kernel wrote into the working folder itself: remove
+        what is past the leftover budget."""
+        budget = self._leftover_budget()
+        workdir_quota.trim(self.workdir, self.workdir_hidden, budget)
+        self._record_leftover_note(budget)
+
+    def _record_leftover_note(self, budget: LeftoverBudget) -> None:
+        self.leftover_note = budget.note()
+        if self.leftover_note:
+            self.log.warning("Did not keep %d files and folders (%d bytes) the kernel left in %s: "
+                             "past SandboxedExecute.leftover_size_limit / leftover_file_limit",
+                             budget.not_kept.entries, budget.not_kept.bytes, self.workdir)
 
     def _remove_irregular_entries(self) -> None:
         """Delete symlinks, FIFOs, sockets and devices the kernel left in its folder.

@@ -6,7 +6,10 @@ set from the sandbox limits), which the sandbox binds at the working folder's us
 kernel starts, the submission's files are copied in (not the notebook being graded); after every
 sandbox process is dead, what the kernel left is copied back into the real folder: only regular
 files and folders, never following a link, owned by the folder's owner, with safe modes
-(no set-uid, set-gid, sticky or world-write bits). The copy back is bounded by the tmpfs itself.
+(no set-uid, set-gid, sticky or world-write bits). The tmpfs bounds the bytes the kernel wrote;
+holes of sparse files cost it nothing, so every copy keeps holes as holes (``SEEK_DATA`` /
+``SEEK_HOLE``) and the copy back also spends a budget of apparent bytes and entries
+(:class:`grader.sandbox.leftover_budget.LeftoverBudget`): what does not fit stays behind.
 The tmpfs's pages are charged to the sandbox's control group, so they count against its memory.
 """
 
@@ -18,6 +21,7 @@ import shutil
 import stat
 
 from .launcher import MNT_DETACH, MS_NODEV, MS_NOEXEC, MS_NOSUID, libc, mount
+from .leftover_budget import LeftoverBudget
 from .limits import SandboxError
 
 COPY_CHUNK = 1024 * 1024
@@ -67,6 +71,44 @@ def _entries(top: str):
                 stack.append(child)
 
 
+def _data_extents(fd: int, size: int):
+    """(start, end) byte ranges of ``fd`` that hold data, in order; the rest are holes. A file
+    system that cannot tell (``SEEK_DATA`` unsupported) gives the whole file as data."""
+    offset = 0
+    while offset < size:
+        try:
+            start = os.lseek(fd, offset, os.SEEK_DATA)
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:
+                return  # only a hole is left
+            if exc.errno != errno.EINVAL:
+                raise
+            yield offset, size
+            return
+        end = min(os.lseek(fd, start, os.SEEK_HOLE), size)
+        yield start, end
+        offset = end
+
+
+def copy_sparse(fd_in: int, fd_out: int) -> int:
+    """Copy the file open as ``fd_in`` into the empty file ``fd_out``, holes as holes; returns the
+    bytes of data copied (the apparent size is the source's)."""
+    size = os.fstat(fd_in).st_size
+    copied = 0
+    for start, end in _data_extents(fd_in, size):
+        os.lseek(fd_out, start, os.SEEK_SET)
+        position = start
+        while position < end:
+            chunk = os.pread(fd_in, min(COPY_CHUNK, end - position), position)
+            if not chunk:
+                break  # the file shrank meanwhile
+            os.write(fd_out, chunk)
+            position += len(chunk)
+            copied += len(chunk)
+    os.ftruncate(fd_out, size)
+    return copied
+
+
 def _copy_file(source: str, target: str, mode: int, owner: tuple[int, int] | None) -> None:
     fd_in = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
@@ -74,8 +116,7 @@ def _copy_file(source: str, target: str, mode: int, owner: tuple[int, int] | Non
             return  # replaced by something else meanwhile
         fd_out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
         try:
-            while chunk := os.read(fd_in, COPY_CHUNK):
-                os.write(fd_out, chunk)
+            copy_sparse(fd_in, fd_out)
             if owner is not None:
                 os.fchown(fd_out, *owner)
             os.fchmod(fd_out, mode)
@@ -91,15 +132,23 @@ def _safe_mode(info: os.stat_result) -> int:
     return SAFE_EXEC_MODE if info.st_mode & stat.S_IXUSR else SAFE_FILE_MODE
 
 
-def copy_tree(source: str, target: str, skip: tuple[str, ...], owner: tuple[int, int] | None) -> list[str]:
-    """Copy regular files and folders of ``source`` into ``target`` (which exists).
+def copy_tree(source: str, target: str, skip: tuple[str, ...], owner: tuple[int, int] | None,
+              budget: LeftoverBudget | None = None) -> list[str]:
+    """Copy regular files and folders of ``source`` into ``target`` (which exists), holes as holes.
 
     Top-level names in ``skip`` are left out; links and special files are left out and returned.
-    Modes are made safe; ``owner`` (uid, gid) owns every copy (None: the caller's).
+    Modes are made safe; ``owner`` (uid, gid) owns every copy (None: the caller's). With a
+    ``budget``, each file and folder is charged to it first and what does not fit is not copied
+    (the budget records it).
     """
     left_out = []
     for relative, info in _entries(source):
         if relative.split(os.sep, 1)[0] in skip:
+            continue
+        if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
+            left_out.append(relative)
+            continue
+        if budget is not None and not budget.take(relative, info.st_size if stat.S_ISREG(info.st_mode) else 0):
             continue
         destination = os.path.join(target, relative)
         if stat.S_ISDIR(info.st_mode):
@@ -107,10 +156,8 @@ def copy_tree(source: str, target: str, skip: tuple[str, ...], owner: tuple[int,
             os.chmod(destination, SAFE_EXEC_MODE)
             if owner is not None:
                 os.chown(destination, *owner)
-        elif stat.S_ISREG(info.st_mode):
-            _copy_file(os.path.join(source, relative), destination, _safe_mode(info), owner)
         else:
-            left_out.append(relative)
+            _copy_file(os.path.join(source, relative), destination, _safe_mode(info), owner)
     return left_out
 
 
@@ -127,8 +174,9 @@ def fill(quota_dir: str, workdir: str, hidden: tuple[str, ...], uid: int | None)
         raise
 
 
-def drain(quota_dir: str, workdir: str, keep: tuple[str, ...]) -> list[str]:
-    """Make ``workdir`` hold what the kernel left in ``quota_dir`` (``keep`` names stay as they are).
+def drain(quota_dir: str, workdir: str, keep: tuple[str, ...], budget: LeftoverBudget) -> list[str]:
+    """Make ``workdir`` hold what the kernel left in ``quota_dir`` (``keep`` names stay as they are),
+    within ``budget`` (what does not fit is recorded there and not copied).
 
     Everything is owned by the working folder's owner. Returns the links and special files
     that were not copied.
@@ -142,4 +190,19 @@ def drain(quota_dir: str, workdir: str, keep: tuple[str, ...]) -> list[str]:
             shutil.rmtree(path, ignore_errors=True)
         else:
             os.unlink(path)
-    return copy_tree(quota_dir, workdir, keep, (info.st_uid, info.st_gid))
+    return copy_tree(quota_dir, workdir, keep, (info.st_uid, info.st_gid), budget)
+
+
+def trim(workdir: str, keep: tuple[str, ...], budget: LeftoverBudget) -> None:
+    """Remove from ``workdir`` (where a kernel without its own filesystem wrote directly) what
+    does not fit into ``budget``; top-level ``keep`` names are neither charged nor removed."""
+    for relative, info in list(_entries(workdir)):
+        if relative.split(os.sep, 1)[0] in keep:
+            continue
+        if budget.take(relative, info.st_size if stat.S_ISREG(info.st_mode) else 0):
+            continue
+        path = os.path.join(workdir, relative)
+        if stat.S_ISDIR(info.st_mode):
+            shutil.rmtree(path, ignore_errors=True)
+        elif os.path.lexists(path):
+            os.unlink(path)

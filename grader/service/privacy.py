@@ -10,6 +10,10 @@ root of mode 0700 hides everything inside it, whatever the inner modes.
 nbgrader's default exchange makes its root world-writable (0777) without the sticky bit, and the
 course's ``inbound/`` (0733) too: any student could rename another course's folder, or delete a
 submission whose name they know. Both get the sticky bit (``chmod +t``), which nbgrader keeps.
+A course folder of the exchange (``<root>/<course>/`` and its ``outbound/``, ``inbound/``,
+``feedback/``) that someone else made first, e.g. a student before the first release, is theirs:
+``nbgrader release_assignment`` refuses it, and its owner could swap what is released. It is named
+with the command that removes it (only the instructor can run that; :func:`fix` does not).
 """
 from __future__ import annotations
 
@@ -76,8 +80,10 @@ def course_problems(course: Course) -> list[Problem]:
     return problems
 
 
-def exchange_problems(root: Path, course_id: str) -> list[Problem]:
-    """World-writable exchange folders without the sticky bit (root and the course's inbound)."""
+def exchange_problems(root: Path, course_id: str, trusted_uids: tuple[int, ...] = ()) -> list[Problem]:
+    """World-writable exchange folders without the sticky bit (root and the course's inbound), and
+    course folders of the exchange owned by an account other than root, this process's user and
+    ``trusted_uids`` (the instructor's)."""
     problems = []
     for path, what in ((Path(root), "exchange root"), (Path(root) / course_id / "inbound", "inbound")):
         if path.is_dir():
@@ -85,12 +91,34 @@ def exchange_problems(root: Path, course_id: str) -> list[Problem]:
             if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
                 problems.append(Problem(path, mode, f"{what}, world-writable without the sticky bit",
                                         f"chmod +t {path}"))
-    return problems
+    return problems + exchange_owner_problems(root, course_id, trusted_uids)
+
+
+def exchange_owner_problems(root: Path, course_id: str, trusted_uids: tuple[int, ...] = ()) -> list[Problem]:
+    """The course's exchange folder, or one of its ``outbound``/``inbound``/``feedback`` folders,
+    when another account owns it (the first found: everything under it goes with it)."""
+    trusted = {0, os.geteuid(), *trusted_uids}
+    course = Path(root) / course_id
+    for path, what in ((course, "exchange course folder"), (course / "outbound", "outbound"),
+                       (course / "inbound", "inbound"), (course / "feedback", "exchange feedback")):
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if info.st_uid not in trusted:
+            return [Problem(path, stat.S_IMODE(info.st_mode),
+                            f"{what}, owned by uid {info.st_uid}, not by the instructor; nbgrader "
+                            "release_assignment refuses it: remove it before releasing",
+                            f"rm -rf {path}")]
+    return []
 
 
 def fix(problems: list[Problem]) -> None:
-    """Apply each problem's command (go-rwx, or +t for the exchange)."""
+    """Apply each problem's command (go-rwx, or +t for the exchange); a folder someone else owns
+    is left for the instructor to remove."""
     for problem in problems:
+        if problem.command.startswith("rm "):
+            continue
         mode = _mode(problem.path)
         if problem.command.startswith("chmod +t"):
             os.chmod(problem.path, mode | stat.S_ISVTX)

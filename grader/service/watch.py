@@ -86,11 +86,16 @@ def _epoch(moment: datetime) -> float:
     return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
 
 
+def exchange_root(exchange: CourseExchange) -> Path:
+    """The root folder of the course's nbgrader exchange."""
+    return Path(exchange.config.Exchange.get("root", "/usr/local/share/nbgrader/exchange"))
+
+
 def privacy_problems(course: Course) -> list[Problem]:
-    """Course paths and exchange folders other accounts can reach (grader.service.privacy)."""
+    """Course paths and exchange folders other accounts can reach or own (grader.service.privacy)."""
     exchange = CourseExchange(course)
-    root = Path(exchange.config.Exchange.get("root", "/usr/local/share/nbgrader/exchange"))
-    return course_problems(course) + exchange_problems(root, exchange.course_id)
+    return course_problems(course) + exchange_problems(exchange_root(exchange), exchange.course_id,
+                                                       (course.root.stat().st_uid,))
 
 
 def ensure_private(course: Course, fix_permissions: bool) -> None:

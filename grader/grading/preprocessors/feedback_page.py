@@ -27,6 +27,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.grading.probe_cells import probe_cells_from_gradebook
 from grader.grading.verdict_records import verdict_records
+from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY, WORKING_FOLDER_NOTE
 
 SUMMARY_CELL_ID = "feedback-summary"
 NOT_ATTEMPTED_NOTE = "Not attempted yet: this cell still raises NotImplementedError, as released.\n"
@@ -51,6 +52,7 @@ tr.passed td.status {{ color: #2f7d32; }}
 tr.failed td.status {{ color: #b3261e; }}
 p.fix-first {{ font-size: 1.1em; padding: 0.5em 0.8em; background: #fff4e5; border-left: 4px solid #e08a00; }}
 p.all-passed {{ font-size: 1.1em; padding: 0.5em 0.8em; background: #edf7ed; border-left: 4px solid #2f7d32; }}
+p.files-not-kept {{ padding: 0.5em 0.8em; background: #f3f3f3; border-left: 4px solid #888; }}
 """
 
 
@@ -111,8 +113,16 @@ def _misconception(line: str) -> str:
     return line
 
 
-def summary_html(summaries: list[CheckSummary]) -> str:
-    """The summary block (escaped HTML): the check to fix first, then one row per check."""
+def working_folder_note(nb) -> str:
+    """The grading's note on files of the working folder that were not kept (escaped HTML), or ""."""
+    notes = nb.metadata.get(NOTEBOOK_NOTE_KEY)
+    note = notes.get(WORKING_FOLDER_NOTE) if isinstance(notes, dict) else None
+    return f'<p class="files-not-kept">{_e(note)}</p>' if isinstance(note, str) and note else ""
+
+
+def summary_html(summaries: list[CheckSummary], note: str = "") -> str:
+    """The summary block (escaped HTML): the check to fix first, then one row per check, then
+    ``note`` (escaped HTML, e.g. :func:`working_folder_note`)."""
     failing = [s for s in summaries if not s.passed]
     if failing:
         first = failing[0]
@@ -130,7 +140,7 @@ def summary_html(summaries: list[CheckSummary]) -> str:
                     f'<td class="score">{s.score:g} / {s.points:g}</td><td class="status">{status}</td></tr>')
     table = ('<table class="feedback-summary"><thead><tr><th>Check</th><th>Score</th><th>What to fix</th></tr>'
              f'</thead><tbody>{"".join(rows)}</tbody></table>') if rows else ""
-    return f'<div class="feedback-summary tex2jax_ignore"><h2>Summary</h2>{lead}{table}</div>'
+    return f'<div class="feedback-summary tex2jax_ignore"><h2>Summary</h2>{lead}{table}{note}</div>'
 
 
 def _e(text: str) -> str:
@@ -177,8 +187,9 @@ class FeedbackPage(NbGraderPreprocessor):
         for cell in nb.cells:
             tidy_outputs(cell, sources)
         nb.cells = [cell for cell in nb.cells if cell.get("id") != SUMMARY_CELL_ID]
-        if summaries:  # a notebook without hidden checks gets no summary, not an empty heading
-            summary = new_markdown_cell(summary_html(summaries))
+        note = working_folder_note(nb)
+        if summaries or note:  # a notebook without hidden checks or a note gets no summary, not an empty heading
+            summary = new_markdown_cell(summary_html(summaries, note))
             summary["id"] = SUMMARY_CELL_ID
             nb.cells.insert(0, summary)
         resources.setdefault("inlining", {}).setdefault("css", []).append(PAGE_CSS)
