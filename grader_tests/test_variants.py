@@ -103,9 +103,9 @@ def test_a_process_without_a_login_name_has_no_student_id(monkeypatch):
 def test_grading_fixes_the_student_id_in_the_numbers_cell_only_on_its_own_line():
     source = numbers_cell_source("02_softmax")
     graded = with_graded_student(source, "o'brien")
-    assert STUDENT_LINE not in graded and "GRADED_STUDENT_ID = \"o'brien\"" in graded
+    assert STUDENT_LINE not in graded and "_GRADED_STUDENT_ID = \"o'brien\"" in graded
     assert run_numbers_cell(graded)[0] == numbers_for("o'brien", "02_softmax")
-    with pytest.raises(ValueError, match="GRADED_STUDENT_ID"):
+    with pytest.raises(ValueError, match="_GRADED_STUDENT_ID"):
         with_graded_student("my_numbers = {}", "ada")
 
 
@@ -224,5 +224,6 @@ def test_the_numbers_cell_runs_with_the_standard_library_only():
     env_before = dict(os.environ)
     numbers, _ = run_numbers_cell(with_graded_student(numbers_cell_source("04_attention"), "ada"))
     assert numbers == numbers_for("ada", "04_attention") and dict(os.environ) == env_before
-    imports = [line for line in numbers_cell_source("04_attention").splitlines() if line.startswith(("import", "from"))]
+    imports = [line for line in numbers_cell_source("04_attention").splitlines()
+               if line.lstrip().startswith(("import ", "from "))]
     assert all(line.split()[1] in {"hashlib", "math", "os", "pwd"} for line in imports), imports

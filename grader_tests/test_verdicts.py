@@ -159,22 +159,37 @@ def test_verdict_text_never_contains_the_expected_values():
         assert all(f"{v:.4f}" not in text for v in expected if 0 < v < 1)
 
 
-def test_injected_source_runs_without_the_project_and_reports_once():
-    record = record_for()
-    cases = [Case.from_wire(c) for c in record["cases"]]
-    shown = []
-    namespace = {"toy_softmax": stable_softmax, "__name__": "__main__"}
+def run_probe_cell(namespace: dict) -> list:
+    """Run the injected probe cell of the toy check in ``namespace``; what it displayed."""
     import IPython.display
 
+    cases = [Case.from_wire(c) for c in record_for()["cases"]]
+    shown = []
     original = IPython.display.display
     IPython.display.display = lambda obj, raw=False: shown.append(obj)
     try:
-        source = injected_source(TOY.plan(cases, "tok")).replace("globals()", "__student_namespace__")
-        namespace["__student_namespace__"] = namespace
-        exec(compile(source, "cell", "exec"), {"__builtins__": __builtins__, **namespace})
+        exec(compile(injected_source(TOY.plan(cases, "tok")), "cell", "exec"), namespace)
     finally:
         IPython.display.display = original
+    return shown
+
+
+def test_injected_source_runs_without_the_project_and_reports_once():
+    shown = run_probe_cell({"toy_softmax": stable_softmax, "__name__": "__main__"})
     assert len(shown) == 1 and json.loads(shown[0][kernel_side.PROBE_MIME])["token"] == "tok"
+
+
+def test_the_probe_cell_binds_no_name_and_ignores_the_students_exec_compile_and_globals():
+    def not_the_builtin(*args, **kwargs):
+        raise AssertionError("the probe cell used the student's name")
+
+    namespace = {"toy_softmax": stable_softmax, "__name__": "__main__", "exec": not_the_builtin,
+                 "compile": not_the_builtin, "globals": not_the_builtin, "json": "the student's json"}
+    before = dict(namespace)
+    shown = run_probe_cell(namespace)
+    report = json.loads(shown[0][kernel_side.PROBE_MIME])
+    assert len(shown) == 1 and report["token"] == "tok" and all("ok" in result for result in report["results"])
+    assert {k: v for k, v in namespace.items() if k != "__builtins__"} == before
 
 
 def test_probe_names_reads_only_whole_probe_lines():

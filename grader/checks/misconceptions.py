@@ -91,6 +91,11 @@ KNOWN_WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
         Misconception("unit components", "your number is the variance for unit-variance components; here every "
                       "component of q and of k has that variance, which changes the variance of every product",
                       "L3 §7", lambda n: float(n["d_k"])),
+        Misconception("variance taken as a standard deviation", "your number treats the component variance as "
+                      "a standard deviation and squares it once more, "
+                      "so every product q_i k_i gets a variance far larger than its two components give it; reread "
+                      "what a component's variance already measures", "L3 §7",
+                      lambda n: float(n["d_k"] * n["component_variance"] ** 4)),
     ),
     "answer_sigma_divide_dk": (
         Misconception("dividing by d_k normalises", "dividing by d_k does not give unit spread: only a divisor "

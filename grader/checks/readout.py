@@ -34,9 +34,16 @@ def _exp_weights_cases(rng: np.random.Generator) -> list[Case]:
         Case(f"a batch of scores of shape ({a}, {b})", (rng.uniform(-3, 3, (a, b)), float(rng.uniform(0.5, 3.0)))),
         Case("a single score (a Python float)", (float(rng.uniform(-1, 1)), float(rng.uniform(1.0, 4.0)))),
         Case("beta = 0", (rng.uniform(-2, 2, n), 0.0)),
-        Case("large beta (200) with scores in [-1, 0]", (rng.uniform(-1, 0, n), 200.0)),
+        Case("large beta (200) with scores in [-1, 0], the largest 0", (_with_a_zero(rng.uniform(-1, 0, n), rng), 200.0)),
         Case("float32 scores", (rng.uniform(-2, 2, n).astype(np.float32), float(rng.uniform(1.0, 4.0)))),
     ]
+
+
+def _with_a_zero(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``scores`` [n] with one entry, at a drawn position, set to 0: exp(β·0) = 1 stays in the answer, so
+    the large-β case never expects all weights to round to zero (which an all-zeros stub would match)."""
+    scores[int(rng.integers(scores.size))] = 0.0
+    return scores
 
 
 def _relative_weight_cases(rng: np.random.Generator) -> list[Case]:
@@ -67,7 +74,7 @@ def _normalize_rows_cases(rng: np.random.Generator) -> list[Case]:
     return [
         Case(f"{n} random rows of width {d}", (rng.standard_normal((n, d)),)),
         Case("rows of very different lengths (1e-6 to 1e6)", (lengths * _unit_rows(rng, n, d),)),
-        Case("one column (d = 1)", (rng.standard_normal((n, 1)),)),
+        Case("one column (d = 1)", (_both_signs(rng.standard_normal((n, 1))),)),
         Case("a single row", (rng.standard_normal((1, d)),)),
         Case("float32 input", (rng.standard_normal((n, d)).astype(np.float32),)),
         Case("a list of lists", (rng.uniform(-3, 3, (n, d)).tolist(),)),
@@ -75,9 +82,18 @@ def _normalize_rows_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
+def _both_signs(column: np.ndarray) -> np.ndarray:
+    """``column`` [n, 1] (n >= 2) with a positive first and a negative last entry: its normalised rows are
+    +1 and -1, so neither an all-ones nor an all-minus-ones answer matches it on any draw."""
+    column[0], column[-1] = abs(column[0]), -abs(column[-1])
+    return column
+
+
 def _softmax_readout_case(label: str, rng: np.random.Generator, n: int, d: int, d_v: int, beta: float,
                           dtype=np.float64) -> Case:
     K = _unit_rows(rng, n, d)
+    if d == 1 and n >= 2:
+        K = _both_signs(K)  # keys of one sign would score alike, and every beta would give uniform weights
     V = rng.standard_normal((n, d_v))
     query = K[int(rng.integers(n))] + 0.3 * rng.standard_normal(d)
     x = query / np.linalg.norm(query)
@@ -169,11 +185,19 @@ def _retrieval_alternatives(n_pairs: int, d: int, beta: float, readout: str):
         yield "the softmax read-out (is `readout` used?)", expected_accuracy(n_pairs, d, beta, "softmax")
 
 
+#: The settings a retrieval case draws from: (n_pairs, beta) of the softmax case, n_pairs of the default
+#: and of the linear case. Within a case their expected accuracies (0.74 to 0.89) lie on the same side
+#: of 0.5 and of 1 by more than the tolerance, so a constant rate (a stub returning 0.5 or 1.0) passes
+#: or fails a case on every draw alike.
+SOFTMAX_SETTINGS = ((16, 2.0), (24, 3.0), (32, 3.0))
+DEFAULT_PAIRS = (12, 14, 16)
+LINEAR_PAIRS = (16, 20, 24)
+
+
 def _retrieval_cases(rng: np.random.Generator) -> list[Case]:
-    n_soft = int(rng.choice([16, 24, 32]))
-    beta = float(rng.choice([2.0, 3.0]))
-    n_default = int(rng.choice([16, 24]))
-    n_linear = int(rng.choice([16, 24, 32]))
+    n_soft, beta = SOFTMAX_SETTINGS[int(rng.integers(len(SOFTMAX_SETTINGS)))]
+    n_default = int(rng.choice(DEFAULT_PAIRS))
+    n_linear = int(rng.choice(LINEAR_PAIRS))
     return [
         Case(f"softmax read-out, n_pairs = {n_soft}, d = 8, beta = {beta:g}, 1000 trials",
              (n_soft, 8, beta, 1000, seed_input(rng)), {"readout": "softmax"}),

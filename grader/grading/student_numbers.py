@@ -3,13 +3,18 @@
 The parameters themselves come from ``solutions.variants`` (the one derivation, which each
 notebook's ``my_numbers`` cell holds a copy of). This module writes that cell and, when a
 submission is graded, fixes its student id inside it: the sandboxed kernel runs under an account
-that is not the student's, so ``PrepareProbes`` sets ``GRADED_STUDENT_ID`` to the id nbgrader
+that is not the student's, so ``PrepareProbes`` sets ``_GRADED_STUDENT_ID`` to the id nbgrader
 recorded for the submission. That only lets the student's own code compute from the right
 numbers; the verdicts take the numbers from ``solutions.variants.numbers_for`` with the same id,
 never from the kernel.
+
+The cell leaves only ``my_numbers`` (the student API) and names with a leading underscore in the
+student's namespace: the derivation runs inside the function ``_my_numbers``, so none of its
+helpers or imports (``math``, ``os``, ``show_numbers`` ...) can clobber a name the student uses.
 """
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from solutions.variants import ASSIGNMENT_ITEMS, notebook_copy
@@ -18,7 +23,7 @@ from solutions.variants import ASSIGNMENT_ITEMS, notebook_copy
 NUMBERS_CELL = "my_numbers"
 
 #: The line of that cell the grader replaces by the submission's student id.
-STUDENT_LINE = "GRADED_STUDENT_ID = None  # when your hand-in is graded, the grader writes its student id here"
+STUDENT_LINE = "_GRADED_STUDENT_ID = None  # when your hand-in is graded, the grader writes its student id here"
 
 _HEADER = """\
 # Your numbers. The quiz items (answer_...) of this notebook are graded for numbers drawn for you from
@@ -29,22 +34,35 @@ _HEADER = """\
 # number from a short list of values that keep the item meaningful.
 """
 
+_FUNCTION_HEAD = """
+
+def _my_numbers(assignment, graded_student_id):
+    \"\"\"The numbers of ``assignment``'s quiz items for the student (printed too): item -> its parameters.
+
+    Everything the derivation needs lives inside this function, so the notebook's own names stay yours.
+    \"\"\"
+"""
+
 _FOOTER = """
-_student = notebook_student_id() if GRADED_STUDENT_ID is None else GRADED_STUDENT_ID
-my_numbers = {{item: numbers for item, numbers in variant_numbers(_student).items()
-              if item in ASSIGNMENT_ITEMS["{assignment}"]}}
-print(show_numbers(my_numbers, _student))"""
+    student = notebook_student_id() if graded_student_id is None else graded_student_id
+    numbers = {{item: params for item, params in variant_numbers(student).items()
+               if item in ASSIGNMENT_ITEMS[assignment]}}
+    print(show_numbers(numbers, student))
+    return numbers
+
+
+my_numbers = _my_numbers("{assignment}", _GRADED_STUDENT_ID)"""
 
 
 def numbers_cell_source(assignment: str) -> str:
     """The source of ``assignment``'s ``my_numbers`` cell: the derivation and the student's numbers."""
     example = ASSIGNMENT_ITEMS[assignment][0]
-    return (_HEADER.format(example=example) + STUDENT_LINE + "\n\n" + notebook_copy() + "\n"
-            + _FOOTER.format(assignment=assignment))
+    return (_HEADER.format(example=example) + STUDENT_LINE + "\n" + _FUNCTION_HEAD
+            + textwrap.indent(notebook_copy(), "    ") + "\n" + _FOOTER.format(assignment=assignment))
 
 
 def with_graded_student(source: str, student: str) -> str:
-    """``source`` of a ``my_numbers`` cell with ``GRADED_STUDENT_ID`` set to ``student``.
+    """``source`` of a ``my_numbers`` cell with ``_GRADED_STUDENT_ID`` set to ``student``.
 
     An empty ``student`` gives the lesson's numbers (nbgrader never records an empty id).
 
@@ -53,7 +71,7 @@ def with_graded_student(source: str, student: str) -> str:
     if STUDENT_LINE not in source:
         raise ValueError(f"the {NUMBERS_CELL!r} cell has no line {STUDENT_LINE!r}; regenerate it with "
                          "grader.grading.student_numbers.numbers_cell_source")
-    return source.replace(STUDENT_LINE, f"GRADED_STUDENT_ID = {student!r}  # the student id of this hand-in", 1)
+    return source.replace(STUDENT_LINE, f"_GRADED_STUDENT_ID = {student!r}  # the student id of this hand-in", 1)
 
 
 def refresh_numbers_cell(notebook_path) -> bool:

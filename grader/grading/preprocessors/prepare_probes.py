@@ -38,15 +38,17 @@ class ProbeConfigError(ValueError):
 
 
 def injected_source(plan: dict) -> str:
-    """The cell source the kernel runs: the probe module, then one report of ``plan``."""
+    """The cell source the kernel runs: the probe module, then one report of ``plan``.
+
+    It binds no name in the student's namespace (the probe module runs in a namespace of its own),
+    and it reaches ``exec``, ``compile`` and ``globals`` through ``builtins``, so a student's own
+    top-level names cannot stand in for them.
+    """
+    program = _KERNEL_PROBE_SOURCE + f"\nreport(json.loads({json.dumps(plan)!r}), student_namespace)\n"
     return (
         f"# Graded by the course's grader: this cell reports what `{plan['check']}` returns.\n"
-        "def __grader_probe():\n"
-        "    namespace = {}\n"
-        f"    exec(compile({_KERNEL_PROBE_SOURCE!r}, 'grader_probe', 'exec'), namespace)\n"
-        f"    namespace['report'](namespace['json'].loads({json.dumps(plan)!r}), globals())\n"
-        "__grader_probe()\n"
-        "del __grader_probe\n"
+        f"__import__('builtins').exec(__import__('builtins').compile({program!r}, 'grader_probe', 'exec'),\n"
+        "                             {'student_namespace': __import__('builtins').globals()})\n"
     )
 
 
