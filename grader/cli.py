@@ -176,6 +176,7 @@ def cmd_cluster_certs(args) -> int:
     from grader.scheduling.cluster_security import (
         CERTS_VARIABLE,
         CertificatesExistError,
+        UntrustedFolderError,
         certificates_folder,
         make_certificates,
     )
@@ -185,7 +186,7 @@ def cmd_cluster_certs(args) -> int:
     folder = Path(args.dir).resolve() if args.dir else certificates_folder(course)
     try:
         written = make_certificates(folder, days=args.days, label=f"grader {course.root.name}", force=args.force)
-    except (CertificatesExistError, ValueError) as exc:
+    except (CertificatesExistError, UntrustedFolderError, ValueError) as exc:
         raise SystemExit(f"error: {exc}") from None
     print(f"course CA and certificates, valid {args.days} days, in {folder} (mode 0700, keys 0600):")
     for path in written:
