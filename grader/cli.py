@@ -217,11 +217,17 @@ def add_cluster_certs_parser(sub) -> None:
 def cmd_watch(args) -> int:
     import logging
 
+    from grader.root_trust import UntrustedError, refuse_untrusted_course
     from grader.service.watch import serve
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%Y-%m-%dT%H:%M:%S")
     logging.getLogger("traitlets").setLevel(logging.WARNING)  # nbgrader's per-poll exchange chatter
-    return serve(_course(args), once=args.once, fix_permissions=args.fix_permissions, workers=args.workers,
+    course = _course(args)
+    try:  # as root: nothing it loads (config, grader, solutions, sys.path) may be another account's
+        refuse_untrusted_course(course.root, f"the course {course.root}")
+    except UntrustedError as exc:
+        raise SystemExit(f"error: grader watch: {exc}") from None
+    return serve(course, once=args.once, fix_permissions=args.fix_permissions, workers=args.workers,
                  scheduler=args.scheduler, insecure_scheduler=args.insecure_scheduler)
 
 

@@ -14,7 +14,9 @@ the owner of an entry can rename or remove it, and the entry itself is checked. 
 are followed: the link's own folder chain and its target's are both checked.
 
 ``untrusted(paths)`` returns one :class:`Untrusted` per offending path (empty: root may load them
-all); ``untrusted_tree(folder)`` does the same for a folder and everything inside it.
+all); ``untrusted_tree(folder)`` does the same for a folder and everything inside it;
+``course_load_problems(course_root)`` checks everything root loads for a course, and
+``config_problems(course_root)`` the course's config alone (cheap enough for every load of it).
 """
 from __future__ import annotations
 
@@ -22,8 +24,20 @@ import grp
 import os
 import pwd
 import stat
+import sys
 from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
+
+CONFIG_FILE = "nbgrader_config.py"
+#: The packages a grading process imports that hold course code: the grader (its checks and
+#: page templates included) and the reference numerics.
+COURSE_PACKAGES = ("grader", "solutions")
+
+
+class UntrustedError(RuntimeError):
+    """Root was asked to load something another account can change; the message names the path
+    and what to run."""
 
 
 @dataclass(frozen=True)
@@ -148,3 +162,53 @@ def refusal(what: str, problems: list[Untrusted], trees=()) -> str:
     return (f"refusing to load {what} as root: another account can change it, and root would run "
             f"what they write ({named}). Give it to root{': run `' + fix + '`' if fix else ''}, "
             "and let other accounts change the course only through the commands root runs")
+
+
+def enforced() -> bool:
+    """Whether this process must refuse what other accounts can change: it runs as root."""
+    return os.geteuid() == 0
+
+
+def package_folders() -> list[Path]:
+    """The folders of ``COURSE_PACKAGES`` this interpreter imports."""
+    folders = []
+    for name in COURSE_PACKAGES:
+        spec = find_spec(name)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            folders.append(Path(location))
+    return folders
+
+
+def import_folders() -> list[Path]:
+    """The folders on ``sys.path`` that exist (the current folder for ``''``): a module dropped into
+    any of them is imported before the one meant."""
+    return [Path(os.path.abspath(entry or ".")) for entry in sys.path if os.path.isdir(entry or ".")]
+
+
+def config_problems(course_root: Path) -> list[Untrusted]:
+    """``untrusted`` for the course's ``nbgrader_config.py`` (which is Python) and the folders above it."""
+    return untrusted([Path(course_root) / CONFIG_FILE])
+
+
+def course_load_problems(course_root: Path | None) -> tuple[list[Untrusted], list[Path]]:
+    """(problems, package folders) for everything root loads to grade ``course_root``: its
+    config and the folder holding it, the folders of ``sys.path``, and every file of the
+    ``grader`` and ``solutions`` packages. course_root None: no course, the rest only."""
+    packages = package_folders()
+    problems = untrusted(import_folders())
+    for folder in packages:
+        problems += untrusted_tree(folder)
+    if course_root is not None:
+        problems += config_problems(course_root)
+    unique = {problem.path: problem for problem in problems}
+    return sorted(unique.values(), key=lambda u: str(u.path)), packages
+
+
+def refuse_untrusted_course(course_root: Path | None, what: str) -> None:
+    """As root: UntrustedError (naming each path and what to run) when anything root loads for
+    ``course_root`` is another account's to change. Not root: nothing to refuse."""
+    if not enforced():
+        return
+    problems, packages = course_load_problems(course_root)
+    if problems:
+        raise UntrustedError(refusal(what, problems, packages))
