@@ -90,7 +90,7 @@ def _targets(course_hub) -> dict:
     home = Path(other.home)
     read = {
         "course folder": str(course),
-        "gradebook": str(course / "gradebook.db"),
+        "gradebook": str(course_hub.layout.gradebook_folder / "gradebook.db"),
         "solutions package": str(course / "solutions" / "__init__.py"),
         "instructor source": str(course / "source" / ASSIGNMENT),
         "submitted": str(course / "submitted"),
