@@ -103,20 +103,21 @@ def untrusted(paths, owners: frozenset[int] | None = None) -> list[Untrusted]:
     owners = trusted_owners() if owners is None else owners
     found: dict[Path, Untrusted] = {}
     pending = [Path(p) for p in paths]
-    seen: set[Path] = set()
+    seen: set[tuple[Path, bool]] = set()  # a folder is judged apart as a folder above and as itself
     while pending:
         path = pending.pop()
         chain = _chain(path)
         for index, step in enumerate(chain):
-            if step in seen:
+            above = index < len(chain) - 1
+            if (step, above) in seen:
                 continue
-            seen.add(step)
+            seen.add((step, above))
             try:
                 info = os.lstat(step)
             except FileNotFoundError:
                 found.setdefault(step, Untrusted(step, "missing"))
                 break
-            why = _why(step, info, owners, entry_checked=index < len(chain) - 1)
+            why = _why(step, info, owners, entry_checked=above)
             if why:
                 found.setdefault(step, Untrusted(step, why))
             if stat.S_ISLNK(info.st_mode):

@@ -225,3 +225,15 @@ def test_the_hub_course_passes_the_services_privacy_check(hub_course):
               if problem.path == hub_course.root or hub_course.root in problem.path.parents]
 
     assert inside == []
+
+
+def test_a_sticky_folder_every_account_can_write_is_refused_as_a_folder_of_the_import_path(top, course,
+                                                                                           monkeypatch):
+    shared = top / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # fine above an entry root owns, not as a folder modules are imported from
+    monkeypatch.syspath_prepend(str(shared))
+
+    problems, _packages = root_trust.course_load_problems(course.root)
+
+    assert [(p.path, p.why) for p in problems] == [(shared, "writable by every account")]
