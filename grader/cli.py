@@ -13,7 +13,7 @@
     grader doctor                            which sandbox protections are active here
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
     grader watch [--once]                    the grading service: collect, grade, release feedback
-    grader hub up | down                     a complete local course hub (JupyterHub, accounts, grader watch)
+    grader hub up | down | release           a complete local course hub (JupyterHub, accounts, grader watch)
 """
 from __future__ import annotations
 

@@ -31,11 +31,11 @@ class OtherAccount:
         for path in paths:
             os.lchown(path, self.uid, self.gid)
 
-    def run(self, *args: str, cwd: Path | None = None, timeout: float = 300,
-            env: dict | None = None) -> subprocess.CompletedProcess:
+    def run(self, *args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None,
+            input: str | None = None) -> subprocess.CompletedProcess:
         """Run ``args`` as this account (its uid, its group, no other group)."""
         return subprocess.run(list(args), cwd=cwd, user=self.uid, group=self.gid, extra_groups=[],
-                              capture_output=True, text=True, timeout=timeout,
+                              capture_output=True, text=True, timeout=timeout, input=input,
                               env=env if env is not None else {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
 
 

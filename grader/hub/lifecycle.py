@@ -4,7 +4,8 @@
 something is missing. It then builds (or reuses) the students' environment and the proxy, makes the
 hub's folders and accounts, copies the course into ``course/``, generates and releases the
 assignments into the exchange, gives the course to root with read access for the instructor's group
-and a gradebook the instructor writes (:mod:`grader.hub.course_access`), writes the Jupyter
+and a gradebook the instructor writes (:mod:`grader.hub.course_access`), puts the sources in the
+instructor's drafts (:mod:`grader.hub.drafts`; ``release_drafts`` takes them back), writes the Jupyter
 configs, starts JupyterHub (which starts configurable-http-proxy) and ``grader watch`` (from the
 root-only state folder, so nothing of the course folder is on its import path), waits until the hub
 answers, and records the processes in ``state/hub.json``.
@@ -31,6 +32,7 @@ from grader.course import ASSIGNMENTS, CONFIG_FILE, REPO_ROOT, Course, create_co
 from grader.hub import preflight
 from grader.hub.accounts import Accounts, account_uids, create_accounts, remove_accounts
 from grader.hub.course_access import give_course_to_root
+from grader.hub.drafts import seed_drafts, take_draft
 from grader.hub.environment import ensure_environment, ensure_proxy
 from grader.hub.jupyter_config import Ports, hub_config, write_role_configs
 from grader.hub.layout import HubLayout
@@ -175,6 +177,7 @@ def _bring_up(layout: HubLayout, students: int, prefix: str, port: int, assignme
     os.environ[DB_URL.name] = layout.gradebook_url  # the course config reads it
     release_assignments(course, assignments, layout.exchange)
     give_course_to_root(course_root, layout.gradebook_folder, accounts.instructor.name)
+    seed_drafts(course, assignments, Path(accounts.instructor.home), accounts.instructor.name)
 
     from grader.service.exchange import CourseExchange
 
@@ -196,6 +199,22 @@ def _bring_up(layout: HubLayout, students: int, prefix: str, port: int, assignme
     running = RunningHub(url, hub.pid, watch.pid, _proxy_pid(layout), ports.__dict__)
     _record(layout, running, ready=True)
     return running
+
+
+def release_drafts(layout: HubLayout, assignments: list[str], say=print) -> None:
+    """``grader hub release``: take the instructor's drafts of ``assignments`` into the course
+    (:mod:`grader.hub.drafts`), generate their student versions and release them. DraftError
+    naming the draft, before anything is released, when one cannot be taken."""
+    if not layout.accounts_file.exists():
+        raise HubError(f"no hub is recorded under {layout.root} ({layout.accounts_file} is missing)")
+    instructor = Accounts.load(layout.accounts_file).instructor
+    course = Course(layout.course)
+    for assignment in assignments:
+        say(f"taking {take_draft(course, assignment, Path(instructor.home), instructor.name)}")
+    os.environ[DB_URL.name] = layout.gradebook_url
+    release_assignments(course, assignments, layout.exchange)
+    give_course_to_root(layout.course, layout.gradebook_folder, instructor.name)
+    say(f"released {', '.join(assignments)}")
 
 
 def _record(layout: HubLayout, running: RunningHub, ready: bool = False) -> None:
