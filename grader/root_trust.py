@@ -15,7 +15,8 @@ are followed: the link's own folder chain and its target's are both checked.
 
 ``untrusted(paths)`` returns one :class:`Untrusted` per offending path (empty: root may load them
 all); ``untrusted_tree(folder)`` does the same for a folder and everything inside it;
-``course_load_problems(course_root)`` checks everything root loads for a course, and
+``course_load_problems(course_root)`` checks everything root loads for a course (config, import
+path, packages, Jupyter's templates and kernel specs), and
 ``config_problems(course_root)`` the course's config alone (cheap enough for every load of it).
 """
 from __future__ import annotations
@@ -186,23 +187,45 @@ def import_folders() -> list[Path]:
     return [Path(os.path.abspath(entry or ".")) for entry in sys.path if os.path.isdir(entry or ".")]
 
 
+def nearest_existing(path: Path) -> Path:
+    """``path`` if it exists, else the nearest folder above it that does: whoever can write that
+    one can make ``path`` (and put what they like in it)."""
+    path = Path(os.path.abspath(path))
+    return next(p for p in (path, *path.parents) if os.path.lexists(p))
+
+
+def template_folders() -> list[Path]:
+    """Jupyter's data folders (the first existing folder of each) and, inside them, the
+    nbconvert templates and kernel specs: the page templates (Jinja, which can run Python) and
+    kernel commands a grading process loads from there."""
+    from jupyter_core.paths import jupyter_path
+
+    folders = []
+    for data in map(Path, jupyter_path()):
+        folders.append(nearest_existing(data))
+        folders += [data / sub for sub in ("nbconvert/templates", "kernels") if (data / sub).is_dir()]
+    return folders
+
+
 def config_problems(course_root: Path) -> list[Untrusted]:
     """``untrusted`` for the course's ``nbgrader_config.py`` (which is Python) and the folders above it."""
     return untrusted([Path(course_root) / CONFIG_FILE])
 
 
 def course_load_problems(course_root: Path | None) -> tuple[list[Untrusted], list[Path]]:
-    """(problems, package folders) for everything root loads to grade ``course_root``: its
-    config and the folder holding it, the folders of ``sys.path``, and every file of the
-    ``grader`` and ``solutions`` packages. course_root None: no course, the rest only."""
-    packages = package_folders()
-    problems = untrusted(import_folders())
-    for folder in packages:
+    """(problems, folders to fix whole) for everything root loads to grade ``course_root``: its
+    config and the folder holding it, the folders of ``sys.path``, Jupyter's data folders, and
+    every file of the ``grader`` and ``solutions`` packages, the nbconvert templates and the kernel
+    specs. course_root None: no course, the rest only."""
+    templates = template_folders()
+    whole = package_folders() + [folder for folder in templates if folder.name in ("templates", "kernels")]
+    problems = untrusted(import_folders() + templates)
+    for folder in whole:
         problems += untrusted_tree(folder)
     if course_root is not None:
         problems += config_problems(course_root)
     unique = {problem.path: problem for problem in problems}
-    return sorted(unique.values(), key=lambda u: str(u.path)), packages
+    return sorted(unique.values(), key=lambda u: str(u.path)), whole
 
 
 def refuse_untrusted_course(course_root: Path | None, what: str) -> None:
@@ -210,6 +233,6 @@ def refuse_untrusted_course(course_root: Path | None, what: str) -> None:
     ``course_root`` is another account's to change. Not root: nothing to refuse."""
     if not enforced():
         return
-    problems, packages = course_load_problems(course_root)
+    problems, whole = course_load_problems(course_root)
     if problems:
-        raise UntrustedError(refusal(what, problems, packages))
+        raise UntrustedError(refusal(what, problems, whole))

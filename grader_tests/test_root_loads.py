@@ -237,3 +237,15 @@ def test_a_sticky_folder_every_account_can_write_is_refused_as_a_folder_of_the_i
     problems, _packages = root_trust.course_load_problems(course.root)
 
     assert [(p.path, p.why) for p in problems] == [(shared, "writable by every account")]
+
+
+def test_a_page_template_the_instructor_owns_on_jupyters_path_is_refused(course, instructor, top, monkeypatch):
+    templates = top / "jupyter" / "nbconvert" / "templates" / "lab"
+    templates.mkdir(parents=True)
+    template = templates / "index.html.j2"
+    template.write_text("{{ ''.__class__ }}")  # Jinja reaches Python objects from a template
+    instructor.owns(template)
+    monkeypatch.setenv("JUPYTER_PATH", str(top / "jupyter"))
+
+    with pytest.raises(root_trust.UntrustedError, match=f"{template} is owned by {instructor.name}"):
+        root_trust.refuse_untrusted_course(course.root, "the course")

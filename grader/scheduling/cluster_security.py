@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.course import Course
-from grader.root_trust import untrusted, untrusted_tree
+from grader.root_trust import nearest_existing, untrusted, untrusted_tree
 from grader.settings import CLUSTER_CERTS
 from grader.state_folders import CLUSTER_CERTIFICATES as CERTS_DIR_NAME
 from grader.state_folders import STATE_DIR_NAME
@@ -84,7 +84,7 @@ def ownership_problems(folder: Path) -> list[str]:
     if folder.exists():
         found = untrusted_tree(folder)
     else:  # it will be made: whoever can write the nearest folder above could swap it afterwards
-        found = untrusted([next(p for p in folder.parents if p.exists())])
+        found = untrusted([nearest_existing(folder)])
     return [f"{problem}, so that account can swap the CA and the certificates" for problem in found]
 
 
