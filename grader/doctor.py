@@ -477,6 +477,8 @@ def refuse_untrusted(config_file: str | None) -> None:
     (and its folder) or the grader's code, before anything of it is loaded (``grader.root_trust``)."""
     from grader.root_trust import UntrustedError, refuse_untrusted_course
 
+    if config_file and not os.path.isfile(config_file):
+        return  # load_settings names the missing file
     course_root = os.path.dirname(os.path.abspath(config_file)) if config_file else None
     try:
         refuse_untrusted_course(course_root, f"the course {course_root}" if course_root else "the grader")
