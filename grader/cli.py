@@ -13,7 +13,7 @@
     grader doctor                            which sandbox protections are active here
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
     grader watch [--once]                    the grading service: collect, grade, release feedback
-    grader hub up | down                     a complete local course hub (JupyterHub, accounts, grader watch)
+    grader hub up | down | release           a complete local course hub (JupyterHub, accounts, grader watch)
 """
 from __future__ import annotations
 
@@ -177,6 +177,7 @@ def cmd_cluster_certs(args) -> int:
     from grader.scheduling.cluster_security import (
         CERTS_VARIABLE,
         CertificatesExistError,
+        UntrustedFolderError,
         certificates_folder,
         make_certificates,
     )
@@ -186,7 +187,7 @@ def cmd_cluster_certs(args) -> int:
     folder = Path(args.dir).resolve() if args.dir else certificates_folder(course)
     try:
         written = make_certificates(folder, days=args.days, label=f"grader {course.root.name}", force=args.force)
-    except (CertificatesExistError, ValueError) as exc:
+    except (CertificatesExistError, UntrustedFolderError, ValueError) as exc:
         raise SystemExit(f"error: {exc}") from None
     print(f"course CA and certificates, valid {args.days} days, in {folder} (mode 0700, keys 0600):")
     for path in written:
@@ -217,11 +218,17 @@ def add_cluster_certs_parser(sub) -> None:
 def cmd_watch(args) -> int:
     import logging
 
+    from grader.root_trust import UntrustedError, refuse_untrusted_course
     from grader.service.watch import serve
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%Y-%m-%dT%H:%M:%S")
     logging.getLogger("traitlets").setLevel(logging.WARNING)  # nbgrader's per-poll exchange chatter
-    return serve(_course(args), once=args.once, fix_permissions=args.fix_permissions, workers=args.workers,
+    course = _course(args)
+    try:  # as root: nothing it loads (config, grader, solutions, sys.path) may be another account's
+        refuse_untrusted_course(course.root, f"the course {course.root}")
+    except UntrustedError as exc:
+        raise SystemExit(f"error: grader watch: {exc}") from None
+    return serve(course, once=args.once, fix_permissions=args.fix_permissions, workers=args.workers,
                  scheduler=args.scheduler, insecure_scheduler=args.insecure_scheduler)
 
 

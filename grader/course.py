@@ -27,11 +27,11 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 from traitlets.config.loader import PyFileConfigLoader
 
+from grader.root_trust import CONFIG_FILE, UntrustedError, config_problems, enforced, refusal
 from grader.settings import DB_URL
 from grader.state_folders import STATE_DIR_NAME
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-CONFIG_FILE = "nbgrader_config.py"
 # The environment variable the course's nbgrader_config.py reads for a gradebook other than SQLite.
 TIMESTAMP_FILE = "timestamp.txt"  # nbgrader's record of when a hand-in was submitted
 MAX_TIMESTAMP_CHARS = 100  # a timestamp is one short line; the rest of a longer file is never read
@@ -131,7 +131,7 @@ def configured_db_url(root: Path) -> str | None:
     """``c.CourseDirectory.db_url`` of ``root``'s nbgrader_config.py, or None when it sets none."""
     if not (Path(root) / CONFIG_FILE).exists():
         return None
-    config = PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config()
+    config = _load_trusted_config(Path(root))
     url = config.get("CourseDirectory", {}).get("db_url")
     return str(url) if url else None
 
@@ -189,7 +189,17 @@ def course_root_of(preprocessor) -> str:
 
 
 def load_config(course: Course):
-    """The traitlets config of the course's ``nbgrader_config.py``."""
-    from traitlets.config.loader import PyFileConfigLoader
+    """The traitlets config of the course's ``nbgrader_config.py``.
 
-    return PyFileConfigLoader(CONFIG_FILE, path=str(course.root)).load_config()
+    As root, UntrustedError when another account can change that file (it is Python, run on every
+    load) or rename it, through the course folder or any folder above: checked on every load.
+    """
+    return _load_trusted_config(course.root)
+
+
+def _load_trusted_config(root: Path):
+    if enforced():
+        problems = config_problems(root)
+        if problems:
+            raise UntrustedError(refusal(f"the course config {Path(root) / CONFIG_FILE}", problems))
+    return PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config()

@@ -491,6 +491,20 @@ def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
     return [Finding("cluster certificates (mutual TLS)", *report)], None
 
 
+def refuse_untrusted(config_file: str | None) -> None:
+    """As root, exit naming the path and what to run when another account can change the config
+    (and its folder) or the grader's code, before anything of it is loaded (``grader.root_trust``)."""
+    from grader.root_trust import UntrustedError, refuse_untrusted_course
+
+    if config_file and not os.path.isfile(config_file):
+        return  # load_settings names the missing file
+    course_root = os.path.dirname(os.path.abspath(config_file)) if config_file else None
+    try:
+        refuse_untrusted_course(course_root, f"the course {course_root}" if course_root else "the grader")
+    except UntrustedError as exc:
+        raise SystemExit(f"grader doctor: {exc}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``grader doctor``; returns 0 when every protection is active (or, without
     root, absent by design)."""
@@ -506,6 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     config_file = args.config
     if config_file is None and os.path.isfile("nbgrader_config.py"):
         config_file = "nbgrader_config.py"
+    refuse_untrusted(config_file)
     settings = load_settings(config_file)
     limits = configured_limits(settings)
     course_root = os.path.dirname(os.path.abspath(config_file)) if config_file else None

@@ -237,6 +237,9 @@ SETTINGS: tuple[Setting, ...] = (
              "file system event came (the fallback; events wake the service at once)."),
     _service("workers", "integer", 2, "",
              "Submissions graded at once (one process each).", minimum=1),
+    _service("instructor_group", "text", "", "",
+             "A group whose members may read (never write) the course folder root owns: course "
+             "paths of that group keep its read and search bits. Empty: only root reads the course."),
 )
 
 

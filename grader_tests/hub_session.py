@@ -59,7 +59,7 @@ class CourseHub:
 
     @property
     def course(self) -> Path:
-        return self.layout.course(self.instructor.name)
+        return self.layout.course
 
 
 def _wait_ready(layout: HubLayout, command: subprocess.Popen, log: Path) -> RunningHub:

@@ -187,3 +187,78 @@ def test_doctor_notes_a_course_without_certificates_without_failing(bare_course)
     rows, note = cluster_findings(str(bare_course.root))
 
     assert rows == [] and "grader cluster-certs" in note
+
+
+# ---- certificates only root (the account that made them) can change -----------------------------
+
+@pytest.fixture
+def student():
+    """A real account other than root: the student who got to a folder first."""
+    from grader_tests.other_account import other_account
+
+    with other_account("salcert") as account:
+        yield account
+
+
+def test_cluster_certs_refuses_a_folder_a_student_owns_and_writes_nothing_into_it(bare_course, student, tmp_path):
+    folder = tmp_path / "certs"
+    folder.mkdir(mode=0o700)
+    student.owns(folder)
+
+    run = grader("cluster-certs", str(folder), "--course", str(bare_course.root))
+
+    assert run.returncode != 0
+    message = " ".join(run.stderr.split())
+    assert f"{folder} is owned by {student.name}" in message and "swap the CA" in message
+    assert list(folder.iterdir()) == []
+
+
+def test_cluster_certs_refuses_a_new_folder_inside_a_folder_a_student_owns(bare_course, student, tmp_path):
+    parent = tmp_path / "shared"
+    parent.mkdir(mode=0o755)
+    student.owns(parent)
+
+    run = grader("cluster-certs", str(parent / "certs"), "--course", str(bare_course.root))
+
+    assert run.returncode != 0 and f"{parent} is owned by {student.name}" in " ".join(run.stderr.split())
+    assert not (parent / "certs").exists()
+
+
+def test_cluster_certs_refuses_a_folder_every_account_can_write(bare_course, tmp_path):
+    folder = tmp_path / "open"
+    folder.mkdir()
+    os.chmod(folder, 0o777)
+
+    run = grader("cluster-certs", str(folder), "--course", str(bare_course.root))
+
+    assert run.returncode != 0 and f"{folder} is writable by every account" in " ".join(run.stderr.split())
+
+
+def test_a_ca_file_a_student_owns_is_refused_at_load(bare_course, student):
+    folder = bare_course.root / ".grader" / "cluster-certs"
+    cs.make_certificates(folder)
+    student.owns(folder / cs.CA_FILE)  # as if swapped for the student's own CA
+
+    with pytest.raises(cs.InsecureSchedulerError, match=f"ca.pem is owned by {student.name}"):
+        cs.client_security(bare_course, f"tls://{NOTHING_LISTENS}")
+
+
+def test_a_certificates_folder_others_can_write_is_refused_at_load(bare_course):
+    folder = bare_course.root / ".grader" / "cluster-certs"
+    cs.make_certificates(folder)
+    os.chmod(folder, 0o773)
+
+    with pytest.raises(cs.InsecureSchedulerError, match="cluster-certs is writable by every account"):
+        cs.client_security(bare_course, f"tls://{NOTHING_LISTENS}")
+
+
+def test_doctor_reports_certificates_in_a_folder_a_student_owns_as_not_active(bare_course, student):
+    from grader.doctor import cluster_findings
+
+    folder = bare_course.root / ".grader" / "cluster-certs"
+    cs.make_certificates(folder)
+    student.owns(folder)
+
+    [row], _ = cluster_findings(str(bare_course.root))
+
+    assert not row.active and f"owned by {student.name}" in row.detail

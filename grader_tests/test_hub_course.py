@@ -18,7 +18,6 @@ from hub_session import ASSIGNMENT
 from hub_student_path import softmax_row
 from nbgrader.api import Gradebook
 
-from grader.course import Course
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course_hub")]
 
@@ -70,8 +69,7 @@ def test_feedback_arrives_in_the_assignment_list_within_the_timeout(student_path
 
 def _gradebook(course_hub) -> dict[str, float]:
     """grade_id -> score of the student's 02_softmax in the course's gradebook."""
-    course = Course(course_hub.course)
-    with Gradebook(course.db_url) as gb:
+    with Gradebook(course_hub.layout.gradebook_url) as gb:
         notebook = gb.find_submission_notebook("softmax", ASSIGNMENT, course_hub.student(0).name)
         return {grade.name: float(grade.score) for grade in notebook.grades}
 
@@ -135,8 +133,7 @@ def formgrader_views(instructor, course_hub):
     frame.goto(f"{instructor.server_url}/formgrader/manage_submissions/{ASSIGNMENT}")
     submissions = _rows(frame, "table tbody tr", course_hub.student(0).name)
     instructor.shot("02-manage-submissions")
-    course = Course(course_hub.course)
-    with Gradebook(course.db_url) as gb:
+    with Gradebook(course_hub.layout.gradebook_url) as gb:
         notebook_id = gb.find_submission_notebook("softmax", ASSIGNMENT, course_hub.student(0).name).id
     frame.goto(f"{instructor.server_url}/formgrader/submissions/{notebook_id}/")
     frame.wait_for_function("document.querySelectorAll('input.score').length > 0 && "

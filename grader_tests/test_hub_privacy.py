@@ -90,7 +90,7 @@ def _targets(course_hub) -> dict:
     home = Path(other.home)
     read = {
         "course folder": str(course),
-        "gradebook": str(course / "gradebook.db"),
+        "gradebook": str(course_hub.layout.gradebook_folder / "gradebook.db"),
         "solutions package": str(course / "solutions" / "__init__.py"),
         "instructor source": str(course / "source" / ASSIGNMENT),
         "submitted": str(course / "submitted"),
@@ -169,3 +169,25 @@ def test_the_proxys_api_refuses_a_student(seen_by_a_student):
 
 def test_a_students_own_token_cannot_list_the_hubs_users(seen_by_a_student):
     assert seen_by_a_student["hub_users"] == 403
+
+
+# ---- the instructor's account and what root loads ------------------------------------------------
+
+@pytest.mark.parametrize("relative", ["nbgrader_config.py", "planted_config.py", "grader/__init__.py",
+                                      "grader/checks/__init__.py", "solutions/__init__.py", ".grader/planted"])
+def test_the_instructor_cannot_change_what_the_grading_service_loads(course_hub, relative):
+    import subprocess
+
+    path = course_hub.course / relative
+    run = subprocess.run(["runuser", "-u", course_hub.instructor.name, "--", "sh", "-c", ': >> "$1"', "sh",
+                          str(path)], capture_output=True, text=True, timeout=60)
+
+    assert run.returncode != 0 and "Permission denied" in run.stderr
+
+
+def test_the_grading_service_runs_from_the_root_only_state_folder_without_the_current_folder_on_its_path(
+        course_hub):
+    pid = course_hub.running.watch_pid
+
+    assert os.readlink(f"/proc/{pid}/cwd") == str(course_hub.layout.state)
+    assert b"-P" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from grader.course import ASSIGNMENTS
 from grader.hub.layout import DEFAULT_CACHE, DEFAULT_ROOT, HubLayout
-from grader.hub.lifecycle import HubError, down, up
+from grader.hub.drafts import DraftError
+from grader.hub.lifecycle import HubError, down, release_drafts, up
 
 
 def _layout(args) -> HubLayout:
@@ -42,11 +43,22 @@ def cmd_hub_down(args) -> int:
     return 0
 
 
+def cmd_hub_release(args) -> int:
+    try:
+        release_drafts(_layout(args), args.assignments)
+    except (HubError, DraftError) as exc:
+        print(f"error: {exc}", flush=True)
+        return 2
+    return 0
+
+
 def add_hub_parser(sub) -> None:
     p = sub.add_parser("hub", help="a complete local course hub: JupyterHub, accounts, exchange, grader watch")
     hub = p.add_subparsers(dest="hub_command", required=True)
     for name, func, text in (("up", cmd_hub_up, "start the hub (foreground; Ctrl-C tears it down)"),
-                             ("down", cmd_hub_down, "stop and remove a hub that `up` left behind")):
+                             ("down", cmd_hub_down, "stop and remove a hub that `up` left behind"),
+                             ("release", cmd_hub_release, "take the instructor's drafts of assignments into "
+                                                          "the course (as data) and release them")):
         q = hub.add_parser(name, help=text)
         q.add_argument("--root", default=str(DEFAULT_ROOT),
                        help=f"the hub's folder: homes, exchange, state (default: {DEFAULT_ROOT})")
@@ -60,3 +72,6 @@ def add_hub_parser(sub) -> None:
                            help="the hub's port on 127.0.0.1 (default: 8000; 0: any free port)")
             q.add_argument("--assignments", nargs="*", choices=list(ASSIGNMENTS),
                            help="assignments to release (default: all)")
+        if name == "release":
+            q.add_argument("assignments", nargs="+", metavar="ASSIGNMENT", choices=list(ASSIGNMENTS),
+                           help="assignments whose draft (~/drafts/ASSIGNMENT/ of the instructor) to release")

@@ -2,7 +2,11 @@
 
     root/                 0755 root
       exchange/           1777  nbgrader's exchange (c.Exchange.root)
-      home/<account>/     0700  the accounts' homes; the instructor's holds course/ (0700)
+      course/             2750  root:<instructor>  the course: root's alone to change (the grading
+                                service loads its config and code), the instructor's group reads it
+        gradebook/        2770  root:<instructor>  gradebook.db (0660, the instructor's): the
+                                formgrader writes manual grades and comments
+      home/<account>/     0700  the accounts' homes
       jupyter/student/    0755  Jupyter config of the students' servers (JUPYTER_CONFIG_PATH)
       jupyter/instructor/ 0755  ... of the instructor's server
       state/              0700  root only: hub database, cookie secret, hub config, accounts and
@@ -34,8 +38,19 @@ class HubLayout:
     def home(self, account: str) -> Path:
         return self.homes / account
 
-    def course(self, instructor: str) -> Path:
-        return self.home(instructor) / "course"
+    @property
+    def course(self) -> Path:
+        """The course folder (``grader.hub.course_access`` sets its owners and modes)."""
+        return self.root / "course"
+
+    @property
+    def gradebook_folder(self) -> Path:
+        return self.course / "gradebook"
+
+    @property
+    def gradebook_url(self) -> str:
+        """The gradebook's URL (``GRADER_DB_URL``) for the grading service and the instructor's server."""
+        return f"sqlite:///{self.gradebook_folder / 'gradebook.db'}?timeout=60"
 
     @property
     def student_config(self) -> Path:

@@ -2,10 +2,13 @@
 
 ``up`` checks the machine first (:func:`grader.hub.preflight.missing`) and changes nothing when
 something is missing. It then builds (or reuses) the students' environment and the proxy, makes the
-hub's folders and accounts, copies the course into the instructor's home (``course/``, 0700, owned
-by the instructor), generates and releases the assignments into the exchange, writes the Jupyter
-configs, starts JupyterHub (which starts configurable-http-proxy) and ``grader watch`` from the
-course folder, waits until the hub answers, and records the processes in ``state/hub.json``.
+hub's folders and accounts, copies the course into ``course/``, generates and releases the
+assignments into the exchange, gives the course to root with read access for the instructor's group
+and a gradebook the instructor writes (:mod:`grader.hub.course_access`), puts the sources in the
+instructor's drafts (:mod:`grader.hub.drafts`; ``release_drafts`` takes them back), writes the Jupyter
+configs, starts JupyterHub (which starts configurable-http-proxy) and ``grader watch`` (from the
+root-only state folder, so nothing of the course folder is on its import path), waits until the hub
+answers, and records the processes in ``state/hub.json``.
 
 ``down`` stops those processes (and every process of the hub's accounts: their servers and kernels),
 removes the accounts with their homes and the hub's folder. The cache (environment, proxy) stays.
@@ -25,13 +28,15 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.course import ASSIGNMENTS, REPO_ROOT, Course, create_course
+from grader.course import ASSIGNMENTS, CONFIG_FILE, REPO_ROOT, Course, create_course
 from grader.hub import preflight
 from grader.hub.accounts import Accounts, account_uids, create_accounts, remove_accounts
+from grader.hub.course_access import give_course_to_root
+from grader.hub.drafts import seed_drafts, take_draft
 from grader.hub.environment import ensure_environment, ensure_proxy
 from grader.hub.jupyter_config import Ports, hub_config, write_role_configs
 from grader.hub.layout import HubLayout
-from grader.settings import EXCHANGE_ROOT
+from grader.settings import DB_URL, EXCHANGE_ROOT
 
 EXCHANGE_VARIABLE = EXCHANGE_ROOT.name
 START_TIMEOUT = 180  # seconds for the hub to answer on a busy machine
@@ -93,8 +98,16 @@ def release_assignments(course: Course, assignments: list[str], exchange: Path) 
         releaser.release_assignment(assignment)
 
 
-def _chown_tree(root: Path, account: str) -> None:
-    subprocess.run(["chown", "-R", f"{account}:{account}", str(root)], check=True)
+def name_instructor_group(course: Course, instructor: str) -> None:
+    """Let the instructor's group read the course (``c.GradingService.instructor_group``)."""
+    with open(course.root / CONFIG_FILE, "a", encoding="utf-8") as config:
+        config.write(f"\n# The course hub: the instructor's group reads the course root owns.\n"
+                     f"c.GradingService.instructor_group = {instructor!r}\n")
+
+
+def watch_command(course_root: Path) -> list[str]:
+    """``grader watch`` as the hub runs it: ``-P`` keeps the current folder off the import path."""
+    return [sys.executable, "-P", "-m", "grader.cli", "watch", "--fix-permissions", "--course", str(course_root)]
 
 
 def _tool_path() -> str:
@@ -156,12 +169,15 @@ def _bring_up(layout: HubLayout, students: int, prefix: str, port: int, assignme
     accounts = create_accounts(layout, prefix, students)
     accounts.save(layout.accounts_file)
 
-    course_root = layout.course(accounts.instructor.name)
+    course_root = layout.course
     say(f"copying the course to {course_root} and releasing {', '.join(assignments)}")
     course = copy_course(course_root)
+    name_instructor_group(course, accounts.instructor.name)
+    layout.gradebook_folder.mkdir()
+    os.environ[DB_URL.name] = layout.gradebook_url  # the course config reads it
     release_assignments(course, assignments, layout.exchange)
-    _chown_tree(course_root, accounts.instructor.name)
-    course_root.chmod(0o700)
+    give_course_to_root(course_root, layout.gradebook_folder, accounts.instructor.name)
+    seed_drafts(course, assignments, Path(accounts.instructor.home), accounts.instructor.name)
 
     from grader.service.exchange import CourseExchange
 
@@ -173,8 +189,9 @@ def _bring_up(layout: HubLayout, students: int, prefix: str, port: int, assignme
     base_env = {"PATH": _tool_path(), "LANG": "C.UTF-8", "HOME": str(layout.state)}
     hub = _start([str(env_bin / "jupyterhub"), "-f", str(layout.hub_config)], layout.state, base_env,
                  layout.log("hub"))
-    watch = _start([sys.executable, "-m", "grader.cli", "watch", "--fix-permissions"], course_root,
-                   {**base_env, EXCHANGE_VARIABLE: str(layout.exchange)}, layout.log("watch"))
+    watch = _start(watch_command(course_root), layout.state,
+                   {**base_env, EXCHANGE_VARIABLE: str(layout.exchange), DB_URL.name: layout.gradebook_url},
+                   layout.log("watch"))
     url = f"http://127.0.0.1:{ports.public}"
     running = RunningHub(url, hub.pid, watch.pid, None, ports.__dict__)
     _record(layout, running)
@@ -182,6 +199,22 @@ def _bring_up(layout: HubLayout, students: int, prefix: str, port: int, assignme
     running = RunningHub(url, hub.pid, watch.pid, _proxy_pid(layout), ports.__dict__)
     _record(layout, running, ready=True)
     return running
+
+
+def release_drafts(layout: HubLayout, assignments: list[str], say=print) -> None:
+    """``grader hub release``: take the instructor's drafts of ``assignments`` into the course
+    (:mod:`grader.hub.drafts`), generate their student versions and release them. DraftError
+    naming the draft, before anything is released, when one cannot be taken."""
+    if not layout.accounts_file.exists():
+        raise HubError(f"no hub is recorded under {layout.root} ({layout.accounts_file} is missing)")
+    instructor = Accounts.load(layout.accounts_file).instructor
+    course = Course(layout.course)
+    for assignment in assignments:
+        say(f"taking {take_draft(course, assignment, Path(instructor.home), instructor.name)}")
+    os.environ[DB_URL.name] = layout.gradebook_url
+    release_assignments(course, assignments, layout.exchange)
+    give_course_to_root(layout.course, layout.gradebook_folder, instructor.name)
+    say(f"released {', '.join(assignments)}")
 
 
 def _record(layout: HubLayout, running: RunningHub, ready: bool = False) -> None:

@@ -20,6 +20,13 @@ The folder is ``.grader/cluster-certs`` in the course folder unless the environm
 ``GRADER_CLUSTER_CERTS`` names another (``certificates_folder``). ``client_security`` turns it into
 the grader's ``Security`` and refuses an insecure scheduler (``InsecureSchedulerError``);
 ``probe_without_certificate`` checks that a listener really rejects strangers.
+
+Certificates are only as safe as their folder: whoever can write it (or rename it, through a
+folder above) can swap the CA and the certificates, and then their own client runs code as root on
+the workers. So ``make_certificates`` refuses a folder, or a folder above it, that another account
+owns or can write (``UntrustedFolderError``), and every load (``certificate_problems``: the
+grader's ``client_security`` and ``grader doctor``) checks the owner and the mode of the folder,
+the folders above it and every file in it (``grader.root_trust``).
 """
 from __future__ import annotations
 
@@ -32,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.course import Course
+from grader.root_trust import nearest_existing, untrusted, untrusted_tree
 from grader.settings import CLUSTER_CERTS
 from grader.state_folders import CLUSTER_CERTIFICATES as CERTS_DIR_NAME
 from grader.state_folders import STATE_DIR_NAME
@@ -50,6 +58,10 @@ class InsecureSchedulerError(RuntimeError):
     """The scheduler, or the grader's way of reaching it, does not keep strangers out."""
 
 
+class UntrustedFolderError(RuntimeError):
+    """The certificates folder, a folder above it or a file in it is another account's to change."""
+
+
 class CertificatesExistError(RuntimeError):
     """``make_certificates`` would overwrite the certificates a running cluster may be using."""
 
@@ -62,6 +74,18 @@ def cert_file(folder: Path, role: str) -> Path:
 def key_file(folder: Path, role: str) -> Path:
     """The private key of ``role`` in a certificates folder."""
     return Path(folder) / f"{role}-key.pem"
+
+
+def ownership_problems(folder: Path) -> list[str]:
+    """Why another account could swap what is in ``folder`` (empty: only this process's account,
+    or root, can): the owner and the write bits of the folder, of every folder above it and of
+    every file in it."""
+    folder = Path(os.path.abspath(folder))
+    if folder.exists():
+        found = untrusted_tree(folder)
+    else:  # it will be made: whoever can write the nearest folder above could swap it afterwards
+        found = untrusted([nearest_existing(folder)])
+    return [f"{problem}, so that account can swap the CA and the certificates" for problem in found]
 
 
 def certificates_folder(course: Course) -> Path:
@@ -110,6 +134,8 @@ def make_certificates(folder: Path, days: int = DEFAULT_DAYS, label: str = "grad
     names (the course), to tell them apart. The folder is created mode 0700 (and made so if it
     exists); keys are mode 0600, certificates 0644. CertificatesExistError when ``folder``
     already holds certificates and ``force`` is not set: a running cluster may be using them.
+    UntrustedFolderError when another account owns or can write ``folder``, a folder above it or
+    a file in it (``ownership_problems``): nothing is written then.
     """
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
@@ -119,6 +145,12 @@ def make_certificates(folder: Path, days: int = DEFAULT_DAYS, label: str = "grad
     if days < 1:
         raise ValueError(f"certificates must be valid for at least one day, not {days}")
     folder = Path(folder)
+    problems = ownership_problems(folder)
+    if problems:
+        raise UntrustedFolderError(
+            f"refusing to write cluster certificates into {folder}: " + "; ".join(problems)
+            + ". Choose a folder of your own that only you can write (the default, the course's "
+            ".grader/cluster-certs, is one), or remove this one and run `grader cluster-certs` again")
     existing = [p for p in [folder / CA_FILE] + [cert_file(folder, r) for r in ROLES] if p.exists()]
     if existing and not force:
         raise CertificatesExistError(
@@ -190,7 +222,7 @@ def certificate_problems(folder: Path, role: str = "client") -> list[str]:
     missing = [p.name for p in needed if not p.is_file()]
     if missing:
         return [f"{folder} lacks {', '.join(missing)}"]
-    problems = []
+    problems = ownership_problems(folder)
     if readable_by_others(key_file(folder, role)):
         problems.append(f"{key_file(folder, role)} is readable by other accounts, so it no longer proves "
                         f"anything: run `grader cluster-certs --force` for new certificates (or at least "
@@ -308,8 +340,9 @@ def certificates_report(course: Course) -> tuple[bool, str] | None:
     """``grader doctor``'s view of the course's cluster certificates: (usable, detail), or None
     when no certificates folder is there nor configured (the course grades locally).
 
-    Usable: the CA and the client's certificate and key are there, the key is private, the
-    certificate is signed by the CA and valid now. The detail names the folder and the expiry.
+    Usable: the CA and the client's certificate and key are there, the folder and its files are
+    this account's (root's) alone, the key is private, the certificate is signed by the CA and
+    valid now. The detail names the folder and the expiry.
     """
     from cryptography import x509
     from cryptography.exceptions import InvalidSignature

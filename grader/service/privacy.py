@@ -5,7 +5,9 @@ model answers in ``source/``, the gradebook, every student's graded work. The gr
 must not run like that, because its students have accounts on the same machine. A path is a
 problem when its mode grants anything to group or others (``mode & 0o077``) and every folder
 above it lets them through (search permission), up to the root of the file system; so a course
-root of mode 0700 hides everything inside it, whatever the inner modes.
+root of mode 0700 hides everything inside it, whatever the inner modes. A course that names an
+instructor group (``c.GradingService.instructor_group``, as the course hub does: the course is
+root's, its instructor reads it) lets that group keep read and search, never write.
 
 nbgrader's default exchange makes its root world-writable (0777) without the sticky bit, and the
 course's ``inbound/`` (0733) too: any student could rename another course's folder, or delete a
@@ -25,6 +27,7 @@ from pathlib import Path
 from grader.course import REPO_ROOT, Course
 from grader.state_folders import STATE_DIR_NAME
 
+INSTRUCTOR_BITS = 0o050  # group read and search: what the instructor's group keeps
 COURSE_PATHS = ("source", "gradebook.db", "gradebook.db-wal", "gradebook.db-shm", "autograded",
                 "submitted", "feedback", STATE_DIR_NAME, "nbgrader_config.py")
 
@@ -37,6 +40,7 @@ class Problem:
     mode: int
     what: str
     command: str
+    instructor_gid: int | None = None  # the group that keeps read and search (INSTRUCTOR_BITS)
 
     def __str__(self) -> str:
         return f"{self.path} ({self.what}) has mode {self.mode:04o}: run `{self.command}`"
@@ -70,13 +74,35 @@ def _reachable(path: Path) -> bool:
     return all(_mode(parent) & 0o011 for parent in Path(os.path.abspath(path)).parents)
 
 
+def _instructor_gid(course: Course) -> int | None:
+    """The gid of ``c.GradingService.instructor_group``, or None when the course names none."""
+    import grp
+
+    from grader.service_policy import load_service_policy
+
+    name = load_service_policy(course).instructor_group
+    return grp.getgrnam(name).gr_gid if name else None
+
+
+def _open_bits(path: Path, instructor_gid: int | None) -> int:
+    """The permission bits of ``path`` that let accounts other than its owner in: group and others,
+    except read and search for the instructor's group."""
+    info = os.lstat(path)
+    allowed = INSTRUCTOR_BITS if instructor_gid is not None and info.st_gid == instructor_gid else 0
+    return stat.S_IMODE(info.st_mode) & 0o077 & ~allowed
+
+
 def course_problems(course: Course) -> list[Problem]:
-    """Every private path of ``course`` that group or other accounts can reach and open."""
+    """Every private path of ``course`` that group or other accounts can reach and open (the
+    instructor's group, ``c.GradingService.instructor_group``, may read)."""
     problems = []
+    instructor_gid = _instructor_gid(course)
     for path, what in private_paths(course):
         mode = _mode(path)
-        if mode & 0o077 and not path.is_symlink() and _reachable(path):
-            problems.append(Problem(path, mode, what, f"chmod go-rwx {path}"))
+        if _open_bits(path, instructor_gid) and not path.is_symlink() and _reachable(path):
+            keeps_group = instructor_gid is not None and os.lstat(path).st_gid == instructor_gid
+            command = f"chmod g-w,o-rwx {path}" if keeps_group else f"chmod go-rwx {path}"
+            problems.append(Problem(path, mode, what, command, instructor_gid))
     return problems
 
 
@@ -123,4 +149,4 @@ def fix(problems: list[Problem]) -> None:
         if problem.command.startswith("chmod +t"):
             os.chmod(problem.path, mode | stat.S_ISVTX)
         else:
-            os.chmod(problem.path, mode & ~0o077)
+            os.chmod(problem.path, mode & ~_open_bits(problem.path, problem.instructor_gid))
