@@ -23,10 +23,8 @@ Run as root (accounts are created with useradd and removed afterwards); skipped 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -43,6 +41,7 @@ from grader.service.exchange import CourseExchange
 from grader.service.inbound import nbgrader_timestamp
 from grader.service.journal import GRADED, HELD, RELEASED, Journal
 from grader.service.privacy import exchange_problems, fix
+from grader_tests.service_setup import temporary_service_course
 from grader_tests.student_accounts import create_students, remove_students, root_skip_reason
 from solutions.quiz import quiz_answer
 from solutions.variants import numbers_for
@@ -150,23 +149,16 @@ def wrong_letter(student: str) -> tuple[str, str]:
 
 @pytest.fixture(scope="module")
 def scene(released_course_template):
-    top = Path(tempfile.mkdtemp(prefix="sal-handins-"))
-    top.chmod(0o755)
     accounts = {}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("GRADER_EXCHANGE_ROOT", str(top / "exchange"))
-        course = Course(top / "course")
-        shutil.copytree(released_course_template.root, course.root)
-        course.root.chmod(0o700)
+    with temporary_service_course(released_course_template, "sal-handins-", (SOFTMAX, VARIANCE)) as setup:
+        top, course, exchange = setup.exchange_root.parent, setup.course, setup.exchange
+        top.chmod(0o755)  # the students' homes are in it
+        fix(exchange_problems(setup.exchange_root, exchange.course_id))
         config = course.root / "nbgrader_config.py"
         config.write_text(config.read_text() + f'\nc.GradingService.immediate_feedback = {{"{VARIANCE}": False}}\n')
-        exchange = CourseExchange(course)
-        for assignment in (SOFTMAX, VARIANCE):
-            exchange.release_assignment(assignment)
-        fix(exchange_problems(top / "exchange", exchange.course_id))
         try:
             accounts = dict(zip(ROLES, create_students(len(ROLES), top / "home", exchange.course_id,
-                                                       top / "exchange")))
+                                                       setup.exchange_root)))
             scene = Scene(top, course, exchange, accounts)
             with Gradebook(course.db_url) as gb:
                 gb.update_or_create_assignment(VARIANCE, duedate=scene.variance_due.replace(tzinfo=None))
@@ -176,11 +168,10 @@ def scene(released_course_template):
             for role in ROLES:
                 for assignment in (SOFTMAX, VARIANCE):
                     if (accounts[role].home / assignment).exists():
-                        accounts[role].nbgrader("fetch_feedback", assignment, check=False)
+                        accounts[role].nbgrader("fetch_feedback", assignment)
             yield scene
         finally:
             remove_students(list(accounts.values()))
-            shutil.rmtree(top, ignore_errors=True)
 
 
 def first_run(scene: Scene) -> None:
