@@ -7,6 +7,7 @@ Each function returns the reason as one sentence a student can act on, or ``None
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import nbformat
 
 from grader.course import ASSIGNMENTS, Course, notebook_name
+from grader.grading.readable_text import readable
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
 
@@ -79,9 +81,14 @@ class Limits:
 
 def handin_problem(course: Course, assignment: str, folder: Path, limits: Limits) -> str | None:
     """Why the hand-in in ``folder`` must not be graded at all, or None. Cheap checks only."""
+    undecodable = _names_not_utf8(folder)
+    if undecodable:
+        return (f"the submission holds files whose names are not UTF-8 text ({', '.join(undecodable)}); "
+                "rename them (letters, digits, - and _) or remove them from your assignment folder, "
+                "and hand in again.")
     expected = folder / f"{notebook_name(assignment)}.ipynb"
     if not expected.exists():
-        others = sorted(p.name for p in folder.glob("*.ipynb"))
+        others = sorted(readable(p.name) for p in folder.glob("*.ipynb"))
         found = f"; the submission holds {', '.join(others)}" if others else ""
         return (f"{expected.name} is missing from your submission{found}. Hand in the folder "
                 f"{assignment} fetched with Fetch (nbgrader fetch_assignment), with {expected.name} in it.")
@@ -101,6 +108,20 @@ def handin_problem(course: Course, assignment: str, folder: Path, limits: Limits
         return (f"{expected.name} holds the cells of assignment {other}, not {assignment}; "
                 f"put your {assignment} work in {expected.name} and hand in again.")
     return None
+
+
+def _names_not_utf8(folder: Path, most: int = 5) -> list[str]:
+    """Up to ``most`` paths in ``folder`` whose names are not UTF-8, shown readably (``\\xff.ipynb``):
+    nbgrader and the feedback pages cannot carry such a name."""
+    top = os.fsencode(folder)
+    found = []
+    for parent, folders, files in os.walk(top):
+        for name in sorted(folders + files):
+            try:
+                name.decode("utf-8")
+            except UnicodeDecodeError:
+                found.append(readable(os.path.relpath(os.path.join(parent, name), top)))
+    return sorted(found)[:most]
 
 
 def _grade_ids(notebook) -> set[str]:

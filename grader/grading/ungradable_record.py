@@ -16,6 +16,7 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
 from grader.course import Course, read_timestamp
+from grader.grading.readable_text import readable
 from grader.state_folders import UNGRADABLE_REASONS
 
 MAX_REASON_CHARS = 2000  # a reason is a sentence or two; nothing longer is stored or read
@@ -43,7 +44,7 @@ def record_ungradable(course: Course, assignment: str, student: str, reason: str
         gb.db.commit()
     path = reason_path(course, assignment, student)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(reason.strip()[:MAX_REASON_CHARS] + "\n", encoding="utf-8")
+    path.write_text(readable(reason).strip()[:MAX_REASON_CHARS] + "\n", encoding="utf-8")
     # nbgrader's formgrader lists a submission as graded (with its 0) only when its autograded folder
     # exists and the gradebook timestamp equals the submitted one; otherwise "needs autograding".
     (course.root / "autograded" / student / assignment).mkdir(parents=True, exist_ok=True)

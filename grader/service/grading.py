@@ -86,6 +86,8 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
         record_ungradable(course, assignment, student, reason)
     steps.done("grade")
     if reason is None:
+        # the kernel worked in autograded/: the feedback is made with the service's timestamp and secret
+        pages.write_recorded_files(course.root / "autograded" / student / assignment, archive_dir / HANDIN)
         result = nbgrader_apps.generate_feedback_warm(course, assignment, student)
         if not (result["success"] and course.feedback_page(student, assignment).exists()):
             reason = "the feedback page could not be generated; the instructor has been told"
@@ -97,6 +99,8 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
         problem = reason
     else:
         problem = first_problem_of_notebook(course, assignment, student)
+    # what the kernel left in its working folder (autograded/) came along into feedback/: dropped
+    pages.keep_only_recorded(course.root / "feedback" / student / assignment, assignment, archive_dir / HANDIN)
     feedback_copy = archive_dir / FEEDBACK
     if feedback_copy.exists():
         shutil.rmtree(feedback_copy)

@@ -212,7 +212,7 @@ def collect_folder(inbound: Path, folder: InboundFolder, dest: Path, budget: Han
             os.close(root_fd)
     finally:
         os.close(inbound_fd)
-    counted = max(latest_change, _name_time(folder.timestamp))
+    counted = latest_change  # never the name's time: a name in 2099 would hold no feedback and cost no attempt
     (dest / TIMESTAMP_FILE).write_text(nbgrader_timestamp(counted))
     notebooks = tuple(sorted(e.parts[0].decode("utf-8", "replace") for e in entries
                              if len(e.parts) == 1 and not e.is_dir and e.parts[0].endswith(b".ipynb")))
@@ -368,13 +368,6 @@ def read_secret(path: Path) -> str:
     except FileNotFoundError:
         raise HandinRefused(f"the hand-in has no {SECRET_FILE}; hand in with Submit (nbgrader submit)") from None
     return _valid_secret(raw)
-
-
-def _name_time(timestamp: str | None) -> float:
-    if not timestamp:
-        return 0.0
-    moment = parse_utc(timestamp)
-    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def nbgrader_timestamp(epoch_seconds: float) -> str:

@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.grading.readable_text import readable
+
 RECEIVED, WAITING, GRADING, GRADED, HELD, RELEASED = (
     "received", "waiting", "grading", "graded", "held", "released")
 
@@ -138,8 +140,8 @@ class Journal:
         cursor = self.db.execute(
             "INSERT OR IGNORE INTO submissions (student, assignment, timestamp, submitted_at, "
             "collected_at, state, refusal, folder, secret_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (student, assignment, timestamp, submitted_at, time.time(), RECEIVED, refusal,
-             folder, secret_digest))
+            (student, assignment, timestamp, submitted_at, time.time(), RECEIVED,
+             None if refusal is None else readable(refusal), folder, secret_digest))
         return cursor.lastrowid if cursor.rowcount else None
 
     def folder_with_secret(self, secret_digest: str) -> bytes | None:
@@ -151,7 +153,7 @@ class Journal:
     def refuse_folder(self, folder: bytes, owner: str, reason: str) -> bool:
         """Record an inbound entry that is nobody's hand-in; False when it was already recorded."""
         cursor = self.db.execute("INSERT OR IGNORE INTO refused_folders VALUES (?, ?, ?, ?)",
-                                 (folder, owner, reason, time.time()))
+                                 (folder, owner, readable(reason), time.time()))
         return bool(cursor.rowcount)
 
     def refused_folders(self) -> list[tuple[bytes, str, str]]:
@@ -169,7 +171,8 @@ class Journal:
 
     def update(self, row_id: int, **fields) -> None:
         names = ", ".join(f"{name}=?" for name in fields)
-        self.db.execute(f"UPDATE submissions SET {names} WHERE id=?", (*fields.values(), row_id))
+        values = (readable(value) if isinstance(value, str) else value for value in fields.values())
+        self.db.execute(f"UPDATE submissions SET {names} WHERE id=?", (*values, row_id))
 
     def start_grading(self, row_id: int) -> None:
         self.db.execute("UPDATE submissions SET state=?, started_at=?, gradings=gradings+1 WHERE id=?",

@@ -47,10 +47,11 @@ from grader.scheduling.cluster_security import InsecureSchedulerError
 from grader.scheduling.dask_cluster import ClusterSetupError
 from grader.scheduling.worker_lifetime import die_with_parent
 from grader.service import pages
+from grader.service.attribution import owner_of
 from grader.service.exchange import CourseExchange
 from grader.service.grading import FEEDBACK, HANDIN, NOT_COLLECTED, grade_archived, warm_up
 from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, HandinRefused, handin_budget, nbgrader_timestamp
-from grader.service.journal import GRADED, HELD, RECEIVED, RELEASED, WAITING, Journal, Row
+from grader.service.journal import GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal, Row
 from grader.service.notice import SETTLING_SECONDS, Wakeup
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
 from grader.service_policy import GradingService, load_service_policy
@@ -176,8 +177,7 @@ class GradingLoop:
             enable_concurrent_writers(self.course)
         for row in self.journal.recover():
             log.info("%s %s: grading was interrupted; grading it again", row.student, row.assignment)
-        for row in self.journal.in_state(GRADED):  # graded before a crash, not yet released
-            self._deliver(row)
+        self.deliver_graded()  # graded before a crash, not yet released
         self._pool = self._new_pool()
         if not once:
             self._warm_workers()
@@ -185,7 +185,7 @@ class GradingLoop:
             while not self._stopping:
                 if self.exchange.is_folder_exchange and self.wakeup.watched is None:
                     self.wakeup.watch(self.exchange.inbound_dir)
-                for step in (self.collect_new, self.release_due_feedback, self.schedule):
+                for step in (self.collect_new, self.deliver_graded, self.release_due_feedback, self.schedule):
                     try:
                         step()
                     except Exception:  # e.g. the gradebook unreachable for a moment: next pass
@@ -263,14 +263,17 @@ class GradingLoop:
             log.exception("could not record the refusal of %s", folder.printable_name)
 
     def _collect_folder(self, folder, noticed: float) -> int:
-        if folder.student is None or folder.assignment not in ASSIGNMENTS or (
+        student = owner_of(folder, self.exchange.check_owner)  # never the name's word (attribution)
+        if folder.student is None or folder.assignment not in ASSIGNMENTS or student is None or (
                 folder.problem and not folder.problem.startswith("this hand-in names student")):
             self._refuse_folder(folder, folder.problem
-                                or f"the course has no assignment {folder.assignment!r}")
+                                or (f"the course has no assignment {folder.assignment!r}"
+                                    if folder.assignment not in ASSIGNMENTS else
+                                    f"the folder belongs to the account {folder.owner}, which is not a student's"))
             return 0
         if not folder.complete:
             return 0  # still being written by nbgrader submit: collected at the next look
-        row = Row(0, folder.student, folder.assignment, folder.timestamp, 0, 0, "", None, None,
+        row = Row(0, student, folder.assignment, folder.timestamp, 0, 0, "", None, None,
                   None, None, None, None, None, 0, None, folder.name)
         archive = self.archive_of(row)
         refusal = folder.problem
@@ -299,13 +302,16 @@ class GradingLoop:
             self._refuse_folder(folder, "its submission secret is the one of another hand-in")
             shutil.rmtree(archive, ignore_errors=True)
             return 0
-        row_id = self.journal.add(folder.name, folder.student, folder.assignment, folder.timestamp,
+        row_id = self.journal.add(folder.name, student, folder.assignment, folder.timestamp,
                                   counted_at, refusal, secret_digest)
         if row_id is not None:
             self._moments[row_id] = {"landed": min(counted_at, noticed), "noticed": noticed,
                                      "collected": time.time()}
         if row_id is not None and refusal:
-            self._answer_refused(self.journal.get(row_id))
+            try:
+                self._answer_refused(self.journal.get(row_id))
+            except Exception as exc:
+                self._handin_failed(self.journal.get(row_id), exc)
         return int(row_id is not None)
 
     def _keep_refused_handin(self, archive: Path, secret: str, reason: str) -> None:
@@ -321,7 +327,7 @@ class GradingLoop:
         """Tell a refused hand-in's author why, through a staging folder: the course's own
         ``feedback/`` (the named student's real feedback) is never touched by it."""
         staging = self.course.state_dir / REFUSAL_STAGING
-        page = pages.status_page_of(row.student, row.assignment, row.timestamp, "refused", row.refusal,
+        page = pages.status_page_of(row.student, row.assignment, pages.utc(row.submitted_at), "refused", row.refusal,
                             "hand in your own work from your own account with Submit "
                             "(nbgrader submit), holding only the files of your assignment folder.")
         pages.place(self.course, row.student, row.assignment, self.archive_of(row) / HANDIN, page,
@@ -351,9 +357,24 @@ class GradingLoop:
         for row in self.journal.in_state(HELD):
             due = self.due_date(row.assignment)
             if (row.student, row.assignment) not in busy and (due is None or self.clock() >= due):
-                self._release(row, Path(self.archive_of(row)) / FEEDBACK)
+                try:
+                    self._release(row, Path(self.archive_of(row)) / FEEDBACK)
+                except Exception as exc:
+                    self._handin_failed(row, exc)
+                    continue
                 self.journal.update(row.id, state=RELEASED)
                 log.info("%s %s: held feedback released after the due date", row.student, row.assignment)
+
+    def deliver_graded(self) -> None:
+        """Release (or hold) the feedback of every graded row not yet delivered: one whose release
+        failed, or one graded before the service stopped. Each on its own."""
+        busy = {r.id for r in self._inflight.values()}
+        for row in self.journal.in_state(GRADED):
+            if row.id not in busy:
+                try:
+                    self._deliver(row)
+                except Exception as exc:
+                    self._handin_failed(row, exc)
 
     # ---- 3. schedule ---------------------------------------------------------------------------
 
@@ -361,6 +382,12 @@ class GradingLoop:
         busy = {(r.student, r.assignment) for r in self._inflight.values()}
         pending: dict[tuple[str, str], list[Row]] = {}
         for row in self.journal.in_state(RECEIVED, WAITING):
+            if row.refusal:  # answered at once; it never supersedes or queues a hand-in
+                try:
+                    self._answer_refused(row)
+                except Exception as exc:
+                    self._handin_failed(row, exc)
+                continue
             pending.setdefault((row.student, row.assignment), []).append(row)
         for pair, rows in pending.items():
             if self._stopping or pair in busy:
@@ -370,23 +397,30 @@ class GradingLoop:
                 rows = self._supersede_flood(rows)
                 self._decide(rows[0])
             except Exception as exc:  # one hand-in's trouble never stops the others
-                self._decision_failed(rows[0], exc)
+                self._handin_failed(rows[0], exc)
 
-    def _decision_failed(self, row: Row, exc: Exception) -> None:
-        """A hand-in whose decision raised is tried again at the next passes, then recorded as
-        ungradable with the reason (a fault of the service, not of the student)."""
-        log.exception("%s %s: could not decide what to do with the hand-in", row.student, row.assignment)
+    def _handin_failed(self, row: Row, exc: Exception) -> None:
+        """A hand-in whose handling raised (deciding, answering, releasing) is tried again at the
+        next passes from the state it is in, then recorded as ungradable with the reason (a fault
+        of the service, not of the student). Never raises."""
+        log.error("%s %s: could not handle the hand-in (state %s)", row.student, row.assignment, row.state,
+                  exc_info=exc)
         failures = self._failures[row.id] = self._failures.get(row.id, 0) + 1
-        if failures < MAX_ATTEMPTS:
-            return
         try:
-            self._answer_without_grading(row, "ungradable", (
-                f"the service could not handle this hand-in ({type(exc).__name__}); the instructor "
-                "has been told."), "ask the instructor; handing in again may not help.")
-        except Exception:
-            log.exception("%s %s: could not record the hand-in as ungradable", row.student, row.assignment)
-            self.journal.update(row.id, state=RELEASED, outcome="ungradable",
-                                problem=f"the service could not handle it ({type(exc).__name__})")
+            if failures < MAX_ATTEMPTS:
+                if row.state == GRADING:  # its result was not recorded: graded again
+                    self.journal.update(row.id, state=RECEIVED, started_at=None)
+                return
+            try:
+                self._answer_without_grading(row, "ungradable", (
+                    f"the service could not handle this hand-in ({type(exc).__name__}); the instructor "
+                    "has been told."), "ask the instructor; handing in again may not help.")
+            except Exception:
+                log.exception("%s %s: could not record the hand-in as ungradable", row.student, row.assignment)
+                self.journal.update(row.id, state=RELEASED, outcome="ungradable",
+                                    problem=f"the service could not handle it ({type(exc).__name__})")
+        except Exception:  # the journal itself failed: the next pass finds the row as it is
+            log.exception("%s %s: could not record what happened to the hand-in", row.student, row.assignment)
 
     def _supersede_flood(self, rows: list[Row]) -> list[Row]:
         """All but the newest ``max_waiting`` pending rows of one pair are recorded as superseded."""
@@ -395,7 +429,7 @@ class GradingLoop:
             latest = rows[-1]
             self._answer_without_grading(row, "superseded", (
                 f"you handed in {len(rows)} times before the earlier ones could be graded; this one "
-                f"was not graded because newer ones are waiting (the latest from {latest.timestamp})."),
+                f"was not graded because newer ones are waiting (the latest from {pages.utc(latest.submitted_at)})."),
                 "wait for the feedback of your latest submission before handing in again.")
         return rows[-keep:]
 
@@ -411,7 +445,7 @@ class GradingLoop:
             if on_time:
                 self._answer_without_grading(row, "not counted", (
                     f"handed in after the due date ({pages.utc(due)}); your submission from "
-                    f"{on_time[-1].timestamp} counts (the last one before the due date)."),
+                    f"{pages.utc(on_time[-1].submitted_at)} counts (the last one before the due date)."),
                     "nothing: your on-time submission is the one that is graded.")
                 return
         starts = self.journal.graded_since(row.student, row.assignment, now - HOUR)
@@ -421,7 +455,7 @@ class GradingLoop:
             if row.state != WAITING or row.not_before != not_before:
                 self.journal.update(row.id, state=WAITING, not_before=not_before)
                 self._place_and_release(row, pages.status_page_of(
-                    row.student, row.assignment, row.timestamp, "waiting to be graded",
+                    row.student, row.assignment, pages.utc(row.submitted_at), "waiting to be graded",
                     f"this course grades at most {limit} submissions of an assignment per student "
                     f"per hour; this one will be graded at {pages.utc(not_before)} and its "
                     "feedback replaces this page then.",
@@ -438,7 +472,7 @@ class GradingLoop:
         future.add_done_callback(self.wakeup.set)
 
     def _answer_without_grading(self, row: Row, outcome: str, detail: str, todo: str) -> None:
-        self._place_and_release(row, pages.status_page_of(row.student, row.assignment, row.timestamp,
+        self._place_and_release(row, pages.status_page_of(row.student, row.assignment, pages.utc(row.submitted_at),
                                                   outcome, detail, todo))
         self.journal.update(row.id, state=RELEASED, outcome=outcome, problem=detail,
                             finished_at=self.clock())
@@ -451,7 +485,11 @@ class GradingLoop:
         """Until a hand-in lands, a grading ends or ``seconds`` pass; then finish ended gradings."""
         self.wakeup.wait(min(seconds, SETTLING_SECONDS) if self._settling else seconds)
         for future in [f for f in self._inflight if f.done()]:
-            self._finish(self._inflight.pop(future), future)
+            row = self._inflight.pop(future)
+            try:
+                self._finish(row, future)
+            except Exception as exc:
+                self._handin_failed(self.journal.get(row.id), exc)
 
     def _finish(self, row: Row, future: cf.Future) -> None:
         try:
@@ -471,7 +509,10 @@ class GradingLoop:
                             outcome="graded" if result["graded"] else "ungradable")
         row = self.journal.get(row.id)
         graded = time.time()
-        self._deliver(row)
+        try:
+            self._deliver(row)
+        except Exception as exc:  # graded and recorded; the release is tried again at the next pass
+            self._handin_failed(row, exc)
         log.info("%s %s %s %g/%g %.1fs first problem: %s; %s", row.student, row.assignment,
                  row.outcome, result["score"], result["max_score"], result["seconds"],
                  result["problem"], self._step_line(row.id, result.get("steps", {}), graded))
@@ -503,7 +544,7 @@ class GradingLoop:
                 and row.submitted_at <= due and self.clock() < due)
         if hold:
             self._place_and_release(row, pages.status_page_of(
-                row.student, row.assignment, row.timestamp, "received and graded",
+                row.student, row.assignment, pages.utc(row.submitted_at), "received and graded",
                 f"feedback for this assignment is released after its due date, {pages.utc(due)}.",
                 "nothing; fetch feedback again after the due date.", waiting=True), archive=False)
             self.journal.update(row.id, state=HELD)
@@ -526,6 +567,7 @@ class GradingLoop:
         if folder.exists():
             shutil.rmtree(folder)
         shutil.copytree(feedback, folder)
+        pages.keep_only_recorded(folder, row.assignment, self.archive_of(row) / HANDIN)
         self.exchange.release_feedback(row.assignment, row.student)
 
     def _replace_broken_pool(self) -> None:
