@@ -142,6 +142,7 @@ class GradingLoop:
         self._settling = False  # a hand-in folder is being written: look again soon
         self._moments: dict[int, dict[str, float]] = {}  # row id -> epoch seconds of its steps
         self._flooded: set[bytes] = set()  # inbound entries refused unread as part of a flood
+        self._flooding: set[str] = set(self.journal.floods())  # accounts that flooded inbound/
         self._first_seen: dict[bytes, float] = {}  # unfinished hand-in folder -> when first seen
         self._collect_cpu = HourlySpending()  # owner -> CPU seconds spent reading their entries
         self._over_budget_logged: set[str] = set()
@@ -292,12 +293,14 @@ class GradingLoop:
     def _record_floods(self, flooded: list) -> None:
         """Refuse, unread and together, the new entries of every account that made more than its
         budget since the last look: one journal row per account (a count), one log line the first
-        time; the entries are not listed again while the service runs."""
+        time; the entries are not listed again while the service runs. Later entries of that
+        account that no page can answer are added to its count too, without a log line."""
         by_owner: dict[str, list[bytes]] = {}
         for folder in flooded:
             by_owner.setdefault(folder.owner, []).append(folder.name)
         for owner, names in by_owner.items():
             self._flooded.update(names)
+            self._flooding.add(owner)
             if self.journal.record_flood(owner, len(names)):
                 log.warning("refused %d new inbound entries of %s at once (more than %d a look); its "
                             "later floods are counted in the journal, not logged", len(names), owner,
@@ -315,7 +318,7 @@ class GradingLoop:
                         self.policy.max_collect_cpu_seconds_per_hour)
         return True
 
-    def _refuse_folder(self, folder, reason: str, answer: bool = True) -> None:
+    def _refuse_folder(self, folder, reason: str, answer: bool = True, todo: str = REFUSED_TODO) -> None:
         """Record an inbound entry that is nobody's hand-in, and tell its author why with a page
         where a page can find them (``answer``; see :meth:`_answer_key`); otherwise it is for the
         instructor only: the journal's refused folders and one log line."""
@@ -323,8 +326,12 @@ class GradingLoop:
             if self.journal.knows(folder.name):
                 return
             key = self._answer_key(folder) if answer else None
+            if key is None and folder.owner in self._flooding:  # one more of a flood: counted, not logged
+                self._flooded.add(folder.name)
+                self.journal.record_flood(folder.owner, 1)
+                return
             if key is not None:
-                self._send_refusal_page(folder, key, reason)
+                self._send_refusal_page(folder, key, reason, todo)
             if self.journal.refuse_folder(folder.name, folder.owner, reason,
                                           None if key is None else key.secret_digest):
                 told = f"a page told {folder.owner}" if key is not None else "no page can reach its author"
@@ -346,14 +353,14 @@ class GradingLoop:
             return None
         return key
 
-    def _send_refusal_page(self, folder, key: AnswerKey, reason: str) -> None:
+    def _send_refusal_page(self, folder, key: AnswerKey, reason: str, todo: str) -> None:
         """Release a page saying why ``folder`` was refused, found by its author's own copy of the
         hand-in; staged outside the course's ``feedback/``, which holds students' real feedback."""
         staging = self.course.state_dir / REFUSAL_STAGING
         claimed = folder.assignment if folder.assignment in ASSIGNMENTS else None
         page = pages.status_page_of(folder.owner, folder.assignment or "your hand-in",
                                     folder.timestamp or "at a time its name does not say", "refused", reason,
-                                    REFUSED_TODO)
+                                    todo)
         pages.place_for_author(staging, folder.owner, claimed or REFUSED_LABEL, key, page,
                                nbgrader_timestamp(time.time()))
         try:
@@ -374,8 +381,9 @@ class GradingLoop:
         used = archive_bytes(self.archive_root / folder.student)
         allowed = self.policy.max_archive_megabytes_per_account * 1e6
         if used >= allowed:
-            self._refuse_folder(folder, f"your earlier hand-ins already take {used / 1e6:.0f} MB of the course's "
-                                f"archive, its limit per student ({allowed / 1e6:g} MB); ask the instructor")
+            self._refuse_folder(folder, f"your earlier hand-ins already take {used / 1e6:.1f} MB of the course's "
+                                f"archive, its limit per student ({allowed / 1e6:g} MB); this one was not kept",
+                                todo="ask the instructor: later hand-ins are refused too until they make room.")
             return 0
         row = Row(0, folder.student, folder.assignment, folder.timestamp, 0, 0, "", None, None,
                   None, None, None, None, None, 0, None, folder.name)
