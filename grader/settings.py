@@ -232,8 +232,8 @@ SETTINGS: tuple[Setting, ...] = (
              "beyond it is refused with a page saying so."),
     _service("max_grading_seconds_per_hour", "number", 900.0, "s",
              "Wall-clock seconds of grading one student's hand-ins may take in any hour, across every "
-             "assignment; beyond it the next hand-in waits (its page says so). While others wait, a "
-             "student has at most one hand-in grading at a time."),
+             "assignment; beyond it the next hand-in waits (its page says so). A student has at most one "
+             "hand-in grading at a time, so one student never holds every worker."),
     _service("poll_seconds", "number", 1.0, "s",
              "Seconds between two looks at the exchange's inbound folder when no "
              "file system event came (the fallback; events wake the service at once)."),

@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS refused_folders (
 );
 CREATE TABLE IF NOT EXISTS floods (
     owner TEXT PRIMARY KEY,          -- the account that made more inbound entries in one pass than its budget
-    entries INTEGER NOT NULL,        -- how many of its entries were refused together, over every pass
+    entries INTEGER NOT NULL,        -- how many of its entries are refused unread (counted again at a restart)
     first_seen REAL NOT NULL,
     last_seen REAL NOT NULL
 );
@@ -173,14 +173,14 @@ class Journal:
         return {bytes(name) for (name,) in self.db.execute(
             "SELECT folder FROM submissions UNION ALL SELECT folder FROM refused_folders")}
 
-    def record_flood(self, owner: str, entries: int) -> bool:
-        """Count ``entries`` more inbound entries of ``owner`` refused together as a flood; True
-        when it is the account's first flood (so it is logged once)."""
+    def record_flood(self, owner: str, entries: int, replace: bool = False) -> bool:
+        """Count ``entries`` more inbound entries of ``owner`` refused together as a flood (or, with
+        ``replace``, that many in all); True when it is the account's first flood (logged once)."""
         now = time.time()
         first = self.db.execute("SELECT 1 FROM floods WHERE owner=?", (owner,)).fetchone() is None
-        self.db.execute("INSERT INTO floods VALUES (?, ?, ?, ?) ON CONFLICT(owner) DO UPDATE SET "
-                        "entries = entries + excluded.entries, last_seen = excluded.last_seen",
-                        (owner, entries, now, now))
+        counted = "excluded.entries" if replace else "entries + excluded.entries"
+        self.db.execute(f"INSERT INTO floods VALUES (?, ?, ?, ?) ON CONFLICT(owner) DO UPDATE SET "
+                        f"entries = {counted}, last_seen = excluded.last_seen", (owner, entries, now, now))
         return first
 
     def floods(self) -> dict[str, int]:

@@ -143,6 +143,7 @@ class GradingLoop:
         self._moments: dict[int, dict[str, float]] = {}  # row id -> epoch seconds of its steps
         self._flooded: set[bytes] = set()  # inbound entries refused unread as part of a flood
         self._flooding: set[str] = set(self.journal.floods())  # accounts that flooded inbound/
+        self._flooded_now: set[str] = set()  # accounts that flooded inbound/ while this service ran
         self._first_seen: dict[bytes, float] = {}  # unfinished hand-in folder -> when first seen
         self._collect_cpu = HourlySpending()  # owner -> CPU seconds spent reading their entries
         self._over_budget_logged: set[str] = set()
@@ -300,8 +301,11 @@ class GradingLoop:
             by_owner.setdefault(folder.owner, []).append(folder.name)
         for owner, names in by_owner.items():
             self._flooded.update(names)
+            # A restart lists the earlier flood's entries again: its first count replaces the old one.
+            first_in_this_run = owner not in self._flooded_now
             self._flooding.add(owner)
-            if self.journal.record_flood(owner, len(names)):
+            self._flooded_now.add(owner)
+            if self.journal.record_flood(owner, len(names), replace=first_in_this_run):
                 log.warning("refused %d new inbound entries of %s at once (more than %d a look); its "
                             "later floods are counted in the journal, not logged", len(names), owner,
                             self.policy.max_inbound_entries_per_pass)
@@ -478,7 +482,7 @@ class GradingLoop:
         for row in self.journal.in_state(RECEIVED, WAITING):
             pending.setdefault((row.student, row.assignment), []).append(row)
         for pair, rows in pending.items():
-            if self._stopping or pair in busy or self._grading_another_while_others_wait(pair[0], pending):
+            if self._stopping or pair in busy or self._grading_another(pair[0]):
                 continue
             rows.sort(key=lambda r: r.id)
             try:
@@ -487,11 +491,11 @@ class GradingLoop:
             except Exception as exc:  # one hand-in's trouble never stops the others
                 self._decision_failed(rows[0], exc)
 
-    def _grading_another_while_others_wait(self, student: str, pending: dict[tuple[str, str], list[Row]]) -> bool:
-        """Whether ``student`` has a hand-in grading now while another student's waits: one
-        student's hand-ins in several assignments never hold every worker while others queue."""
-        grading = any(row.student == student for row in self._inflight.values())
-        return grading and any(other != student for other, _ in pending)
+    def _grading_another(self, student: str) -> bool:
+        """Whether a hand-in of ``student`` is grading (or queued for a worker) now: a student has
+        one at a time, so their hand-ins in several assignments never hold every worker while
+        classmates queue behind them (a notebook may run for minutes)."""
+        return any(row.student == student for row in self._inflight.values())
 
     def _decision_failed(self, row: Row, exc: Exception) -> None:
         """A hand-in whose decision raised is tried again at the next passes, then recorded as
