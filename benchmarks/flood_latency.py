@@ -98,27 +98,35 @@ def main(argv: list[str] | None = None) -> int:
             results = {"idle": phase(setup, args.handins, seen)}
 
             inbound = setup.exchange.inbound_dir
+            staging = inbound.parent / ".flood-staging"
+            staging.mkdir()
+
+            def entry(index: int) -> None:  # made as the attacker's, then moved in at once
+                (staging / f"flood-{index}").mkdir()
+                os.lchown(staging / f"flood-{index}", attacker, attacker)
+                os.rename(staging / f"flood-{index}", inbound / f"flood-{index}")
+
             for index in range(args.flood):
-                (inbound / f"flood-{index}").mkdir()
-                os.lchown(inbound / f"flood-{index}", attacker, attacker)
+                entry(index)
             stop = threading.Event()
 
             def trickle():
                 index = args.flood
                 while not stop.wait(0.2):
-                    (inbound / f"flood-{index}").mkdir()
-                    os.lchown(inbound / f"flood-{index}", attacker, attacker)
+                    entry(index)
                     index += 1
 
             threading.Thread(target=trickle, daemon=True).start()
             results["entries flood"] = phase(setup, args.handins, seen)
             stop.set()
 
-            unfinished = inbound / f"{setup.student_id('mallory')}+{ASSIGNMENT}+2026-01-01 10:00:00 UTC+x"
-            unfinished.mkdir()
-            (unfinished / NOTEBOOK).write_text("{}")
-            for path in (unfinished, unfinished / NOTEBOOK):
+            staged = staging / "unfinished"
+            staged.mkdir()
+            (staged / NOTEBOOK).write_text("{}")
+            for path in (staged, staged / NOTEBOOK):
                 os.lchown(path, attacker, attacker)
+            unfinished = inbound / f"{setup.student_id('mallory')}+{ASSIGNMENT}+2026-01-01 10:00:00 UTC+x"
+            os.rename(staged, unfinished)
             stop = threading.Event()
 
             def touch():
