@@ -144,6 +144,7 @@ class GradingLoop:
         self._flooded: set[bytes] = set()  # inbound entries refused unread as part of a flood
         self._flooding: set[str] = set(self.journal.floods())  # accounts that flooded inbound/
         self._flooded_now: set[str] = set()  # accounts that flooded inbound/ while this service ran
+        self._flood_counts: dict[str, int] = {}  # account -> entries folded into its flood in this pass
         self._first_seen: dict[bytes, float] = {}  # unfinished hand-in folder -> when first seen
         self._collect_cpu = HourlySpending()  # owner -> CPU seconds spent reading their entries
         self._over_budget_logged: set[str] = set()
@@ -272,6 +273,9 @@ class GradingLoop:
                 self._refuse_folder(folder, f"it could not be read ({type(exc).__name__}: {exc})")
             finally:
                 self._collect_cpu.add(folder.owner, time.process_time() - started, noticed)
+        for owner, entries in self._flood_counts.items():  # one journal write per account and pass
+            self.journal.record_flood(owner, entries)
+        self._flood_counts.clear()
         return new
 
     def _collect_or_wait(self, folder, noticed: float) -> int:
@@ -332,7 +336,7 @@ class GradingLoop:
             key = self._answer_key(folder) if answer else None
             if key is None and folder.owner in self._flooding:  # one more of a flood: counted, not logged
                 self._flooded.add(folder.name)
-                self.journal.record_flood(folder.owner, 1)
+                self._flood_counts[folder.owner] = self._flood_counts.get(folder.owner, 0) + 1
                 return
             if key is not None:
                 self._send_refusal_page(folder, key, reason, todo)
