@@ -432,6 +432,7 @@ def service_findings(course_root: str) -> list[Finding]:
     from pathlib import Path
 
     from grader.course import Course
+    from grader.service.budgets import budgets_summary, sparse_file_counts_whole
     from grader.service.exchange import CourseExchange
     from grader.service.inbound import HandinRefused, InboundFolder, collect_folder, handin_budget
     from grader.service_policy import load_service_policy
@@ -463,6 +464,11 @@ def service_findings(course_root: str) -> list[Finding]:
                     f"at most {budget.max_bytes / 1e6:g} MB, {budget.max_entries} files and folders, "
                     f"{budget.max_notebooks} notebooks, {budget.max_depth} folders deep per hand-in "
                     "(c.GradingService.max_handin_*)")]
+    policy = load_service_policy(course)
+    with tempfile.TemporaryDirectory(prefix="grader-doctor-budgets-", dir=course.state_dir) as probe:
+        sparse_whole = sparse_file_counts_whole(Path(probe))
+    rows.append(Finding("grading service: per-account budgets", sparse_whole, budgets_summary(policy)
+                        + ("" if sparse_whole else "; a sparse file in the archive was NOT counted whole")))
     owner_checked = CourseExchange(course).check_owner
     rows.append(Finding("grading service: a hand-in speaks only for its owner", owner_checked,
                         "folders owned by root, by no account or by another account than the one "

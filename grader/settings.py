@@ -232,6 +232,25 @@ SETTINGS: tuple[Setting, ...] = (
              "A hand-in with more files and folders than this is refused.", minimum=1),
     _service("max_handin_notebooks", "integer", 10, "",
              "A hand-in with more notebooks at its top level than this is refused.", minimum=1),
+    _service("max_inbound_entries_per_pass", "integer", 50, "",
+             "New entries one account may make in the exchange's inbound folder between two looks of "
+             "the service; beyond it all of them are refused together, unread, and recorded once as "
+             "that account's flood (`grader watch` logs it once).", minimum=1),
+    _service("incomplete_handin_seconds", "number", 60.0, "s",
+             "A hand-in folder still without its submission_secret.txt (which nbgrader submit writes "
+             "last) this long after the service first saw it is refused, so an unfinished folder is "
+             "not looked at again."),
+    _service("max_collect_cpu_seconds_per_hour", "number", 60.0, "s",
+             "CPU seconds the service spends in any hour reading one account's inbound entries; "
+             "beyond it that account's new entries wait until the hour has passed."),
+    _service("max_archive_megabytes_per_account", "number", 200.0, "MB",
+             "The service's archive of one account's hand-ins may hold this much, each file counted "
+             "by the larger of its size and its disk blocks (a sparse file counts whole); a hand-in "
+             "beyond it is refused with a page saying so."),
+    _service("max_grading_seconds_per_hour", "number", 900.0, "s",
+             "Wall-clock seconds of grading one student's hand-ins may take in any hour, across every "
+             "assignment; beyond it the next hand-in waits (its page says so). A student has at most one "
+             "hand-in grading at a time, so one student never holds every worker."),
     _service("poll_seconds", "number", 1.0, "s",
              "Seconds between two looks at the exchange's inbound folder when no "
              "file system event came (the fallback; events wake the service at once)."),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from grader.course import Course, notebook_name
+from grader.course import ASSIGNMENTS, Course, notebook_name
 from grader.fonts import PAGE_FONT_STACK
 
 WHAT_TO_DO = (
@@ -57,7 +57,8 @@ def status_page(assignment: str, headline: str, detail: str, todo: str, lead: st
     headline when empty); ``student`` and ``handed_in`` (nbgrader's timestamp text) add a line that
     names the hand-in; ``waiting`` marks a state that will change by itself.
     """
-    title = f"{notebook_name(assignment)}.ipynb ({assignment}): {headline}"
+    known = assignment in ASSIGNMENTS  # a refused folder may name an assignment the course lacks
+    title = f"{notebook_name(assignment)}.ipynb ({assignment}): {headline}" if known else f"{assignment}: {headline}"
     handed = ""
     if student is not None and handed_in is not None:
         handed = (f"<p>Student <b>{html.escape(student)}</b>, assignment <b>{html.escape(assignment)}</b>, "

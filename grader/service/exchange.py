@@ -19,6 +19,7 @@ import glob
 import os
 import shutil
 import time
+from collections.abc import Set
 from pathlib import Path
 
 from nbgrader.auth import Authenticator
@@ -75,16 +76,17 @@ class CourseExchange:
         root = self.config.Exchange.get("root", "/usr/local/share/nbgrader/exchange")
         return Path(root) / self.course_id / "inbound"
 
-    def inbound(self) -> list[InboundFolder]:
+    def inbound(self, known: Set[bytes] = frozenset(), max_per_account: int | None = None) -> list[InboundFolder]:
         """Every hand-in waiting in the exchange, each described without trusting it.
 
         The folder exchange is read by :mod:`grader.service.inbound` (no link followed, each entry
-        on its own); a plug-in exchange is listed through its own ``ExchangeList``.
+        on its own; entries named in ``known`` left out, an account's entries past
+        ``max_per_account`` listed unread); a plug-in exchange is listed through its own ``ExchangeList``.
         """
         if self.is_folder_exchange:
             if not self.inbound_dir.is_dir():
                 return []
-            return list_folder_exchange(self.inbound_dir, self.owner_problem)
+            return list_folder_exchange(self.inbound_dir, self.owner_problem, known, max_per_account)
         return self._plugin_inbound()
 
     def owner_problem(self, student: str, uid: int) -> str | None:

@@ -20,6 +20,7 @@ import os
 import pwd
 import re
 import stat
+from collections.abc import Set
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,8 +31,11 @@ from grader.course import TIMESTAMP_FILE
 from grader.sandbox.submitted_links import special_kind
 
 SECRET_FILE = "submission_secret.txt"
+FLOODED = "its owner made more new entries in inbound/ at once than the course allows"
 SECRET = re.compile(r"[0-9a-f]{128}")  # what nbgrader's submit writes: secrets.token_hex(64)
 MAX_SECRET_BYTES = 1024
+# A secret a refusal page may be keyed on: one line of printable ASCII, long enough not to be guessed.
+PAGE_KEY = re.compile(rb"[\x21-\x7e]{32,1024}\r?\n?")
 COPY_CHUNK = 1 << 20
 
 
@@ -76,6 +80,7 @@ class InboundFolder:
     timestamp: str | None = None
     problem: str | None = None
     complete: bool = field(default=True, compare=False)
+    flooded: bool = field(default=False, compare=False)  # one of too many new entries of its owner
     changed_at: float = field(default=0.0, compare=False)  # the entry's own st_ctime
 
     @property
@@ -92,6 +97,24 @@ class Collected:
     secret: str
     notebooks: tuple[str, ...]
     bytes_copied: int
+
+    @property
+    def secret_digest(self) -> str:
+        return hashlib.sha256(self.secret.encode("ascii")).hexdigest()
+
+
+@dataclass(frozen=True)
+class AnswerKey:
+    """What the author of a refused folder needs to find a page about it with ``nbgrader fetch_feedback``.
+
+    ``secret`` is the folder's ``submission_secret.txt`` verbatim (nbgrader names a feedback page
+    after the MD5 of the secret as read plus the notebook's name, and the author's own copy of the
+    hand-in holds the same text); ``notebooks`` the names, without ``.ipynb``, of the notebooks at
+    the folder's top level (the author's copy holds the same names).
+    """
+
+    secret: str
+    notebooks: tuple[str, ...]
 
     @property
     def secret_digest(self) -> str:
@@ -122,24 +145,36 @@ def parse_name(name: bytes) -> tuple[str, str, str] | str:
     return student, assignment, timestamp
 
 
-def list_folder_exchange(inbound: Path, owner_problem) -> list[InboundFolder]:
-    """Every entry of ``inbound`` (a folder exchange's ``inbound/``), each read on its own.
+def list_folder_exchange(inbound: Path, owner_problem, known: Set[bytes] = frozenset(),
+                         max_per_account: int | None = None) -> list[InboundFolder]:
+    """Every entry of ``inbound`` (a folder exchange's ``inbound/``) not in ``known``, each read on its own.
 
     ``owner_problem(student, uid) -> str | None`` says why a folder owned by ``uid`` cannot speak
     for ``student``. An entry that vanishes while it is read is left out (it is seen again, or not,
-    at the next look); nothing an entry holds can make the listing raise.
+    at the next look); nothing an entry holds can make the listing raise. An account with more
+    than ``max_per_account`` new entries has none of them read: each is listed ``flooded``, with
+    only its name and owner.
     """
     fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        names = os.listdir(fd)
-        found = []
-        for text in names:
+        by_owner: dict[int, list[tuple[bytes, os.stat_result]]] = {}
+        for text in os.listdir(fd):
             name = os.fsencode(text)
+            if name in known:
+                continue
             try:
                 info = os.stat(name, dir_fd=fd, follow_symlinks=False)
             except OSError:
                 continue  # renamed or removed meanwhile
-            found.append(_describe(fd, name, info, owner_problem))
+            by_owner.setdefault(info.st_uid, []).append((name, info))
+        found = []
+        for uid, entries in by_owner.items():
+            if max_per_account is not None and len(entries) > max_per_account:
+                owner = name_of_uid(uid)
+                found += [InboundFolder(name, uid, owner, problem=FLOODED, flooded=True, changed_at=info.st_ctime)
+                          for name, info in entries]
+                continue
+            found += [_describe(fd, name, info, owner_problem) for name, info in entries]
         # Oldest change first: a copy of another hand-in's secret can only be made after that
         # hand-in was written, so the genuine one is collected (and keeps its secret) first.
         return sorted(found, key=lambda folder: (folder.changed_at, folder.name))
@@ -360,6 +395,54 @@ def _valid_secret(raw: bytes) -> str:
         raise HandinRefused(f"the hand-in's {SECRET_FILE} is not one nbgrader submit wrote; "
                             "hand in with Submit (nbgrader submit)")
     return text
+
+
+def answer_key(inbound: Path, folder: InboundFolder, max_notebooks: int) -> AnswerKey | None:
+    """How to answer the author of a folder of ``inbound`` that is refused, or None when no page can
+    find them safely: the folder is a link or not a folder, its secret is missing, not a regular
+    file of the folder's owner, or not one line of 32 to 1024 printable characters (a page keyed
+    on a shorter secret could be found by guessing). Nothing is followed and at most
+    ``max_notebooks`` notebook names are read.
+    """
+    try:
+        inbound_fd = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return None
+    try:
+        root_fd = os.open(folder.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=inbound_fd)
+    except OSError:
+        return None
+    finally:
+        os.close(inbound_fd)
+    try:
+        if os.fstat(root_fd).st_uid != folder.uid:
+            return None
+        fd = os.open(SECRET_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=root_fd)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != folder.uid:
+                return None
+            raw = os.read(fd, MAX_SECRET_BYTES + 1)
+        finally:
+            os.close(fd)
+        if not PAGE_KEY.fullmatch(raw):
+            return None
+        notebooks = sorted(os.fsencode(name)[:-len(".ipynb")] for name in os.listdir(root_fd)
+                           if name.endswith(".ipynb") and len(name) > len(".ipynb"))
+        names = tuple(n.decode() for n in notebooks if _utf8(n))[:max_notebooks]
+        return AnswerKey(raw.decode("ascii"), names) if names else None  # a page is found by a notebook's name
+    except OSError:
+        return None
+    finally:
+        os.close(root_fd)
+
+
+def _utf8(name: bytes) -> bool:
+    try:
+        name.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def read_secret(path: Path) -> str:

@@ -55,7 +55,14 @@ CREATE TABLE IF NOT EXISTS refused_folders (
     folder BLOB PRIMARY KEY,         -- the entry's name in inbound/, as bytes
     owner TEXT NOT NULL,             -- the account owning the entry itself
     reason TEXT NOT NULL,
-    seen_at REAL NOT NULL
+    seen_at REAL NOT NULL,
+    secret_digest TEXT               -- SHA-256 of the secret its author's page was keyed on, if one was sent
+);
+CREATE TABLE IF NOT EXISTS floods (
+    owner TEXT PRIMARY KEY,          -- the account that made more inbound entries in one pass than its budget
+    entries INTEGER NOT NULL,        -- how many of its entries are refused unread (counted again at a restart)
+    first_seen REAL NOT NULL,
+    last_seen REAL NOT NULL
 );
 """
 
@@ -94,6 +101,9 @@ class Journal:
         self.db.execute("PRAGMA journal_mode=WAL")
         self._migrate()
         self.db.executescript(_SCHEMA)
+        refused_columns = {row[1] for row in self.db.execute("PRAGMA table_info(refused_folders)")}
+        if "secret_digest" not in refused_columns:  # a journal written before refused folders got pages
+            self.db.execute("ALTER TABLE refused_folders ADD COLUMN secret_digest TEXT")
 
     def _migrate(self) -> None:
         """A journal written before rows were keyed by folder name gets the new columns; its rows'
@@ -145,16 +155,39 @@ class Journal:
         return cursor.lastrowid if cursor.rowcount else None
 
     def folder_with_secret(self, secret_digest: str) -> bytes | None:
-        """The hand-in folder already recorded with this submission secret, or None."""
-        found = self.db.execute("SELECT folder FROM submissions WHERE secret_digest=? LIMIT 1",
-                                (secret_digest,)).fetchone()
+        """The folder already recorded with this submission secret (a hand-in, or a refused folder
+        whose author was sent a page keyed on it), or None."""
+        found = self.db.execute("SELECT folder FROM submissions WHERE secret_digest=? UNION ALL "
+                                "SELECT folder FROM refused_folders WHERE secret_digest=? LIMIT 1",
+                                (secret_digest, secret_digest)).fetchone()
         return None if found is None else bytes(found[0])
 
-    def refuse_folder(self, folder: bytes, owner: str, reason: str) -> bool:
-        """Record an inbound entry that is nobody's hand-in; False when it was already recorded."""
-        cursor = self.db.execute("INSERT OR IGNORE INTO refused_folders VALUES (?, ?, ?, ?)",
-                                 (folder, owner, readable(reason), time.time()))
+    def refuse_folder(self, folder: bytes, owner: str, reason: str, secret_digest: str | None = None) -> bool:
+        """Record an inbound entry that is nobody's hand-in (``secret_digest``: of the secret its
+        author's page is keyed on, when one was sent); False when it was already recorded."""
+        cursor = self.db.execute("INSERT OR IGNORE INTO refused_folders (folder, owner, reason, seen_at, "
+                                 "secret_digest) VALUES (?, ?, ?, ?, ?)",
+                                 (folder, owner, readable(reason), time.time(), secret_digest))
         return bool(cursor.rowcount)
+
+    def known_folders(self) -> set[bytes]:
+        """The names of every inbound entry recorded, as a hand-in or as refused."""
+        return {bytes(name) for (name,) in self.db.execute(
+            "SELECT folder FROM submissions UNION ALL SELECT folder FROM refused_folders")}
+
+    def record_flood(self, owner: str, entries: int, replace: bool = False) -> bool:
+        """Count ``entries`` more inbound entries of ``owner`` refused together as a flood (or, with
+        ``replace``, that many in all); True when it is the account's first flood (logged once)."""
+        now = time.time()
+        first = self.db.execute("SELECT 1 FROM floods WHERE owner=?", (owner,)).fetchone() is None
+        counted = "excluded.entries" if replace else "entries + excluded.entries"
+        self.db.execute(f"INSERT INTO floods VALUES (?, ?, ?, ?) ON CONFLICT(owner) DO UPDATE SET "
+                        f"entries = {counted}, last_seen = excluded.last_seen", (owner, entries, now, now))
+        return first
+
+    def floods(self) -> dict[str, int]:
+        """Account -> inbound entries refused together as its floods."""
+        return dict(self.db.execute("SELECT owner, entries FROM floods ORDER BY first_seen"))
 
     def refused_folders(self) -> list[tuple[bytes, str, str]]:
         """(folder name, owner, reason) of every refused inbound entry, oldest first."""
@@ -184,6 +217,15 @@ class Journal:
             "SELECT started_at FROM submissions WHERE student=? AND assignment=? AND started_at>=? "
             "AND outcome IN ('graded', 'ungradable') ORDER BY started_at",
             (student, assignment, since))]
+
+    def grading_seconds_since(self, student: str, since: float, now: float) -> float:
+        """Wall-clock seconds gradings of ``student``'s hand-ins (every assignment) took between
+        ``since`` and ``now`` (epoch seconds); a grading still running counts until ``now``."""
+        (seconds,) = self.db.execute(
+            "SELECT COALESCE(SUM(MIN(COALESCE(finished_at, ?), ?) - MAX(started_at, ?)), 0) FROM submissions "
+            "WHERE student=? AND started_at IS NOT NULL AND COALESCE(finished_at, ?) > ?",
+            (now, now, since, student, now, since)).fetchone()
+        return max(0.0, float(seconds))
 
     def recover(self) -> list[Row]:
         """Rows a crash interrupted while grading, put back to ``received``; returns them."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from grader.course import Course, notebook_name
 from grader.grading.readable_text import is_page_name
 from grader.grading.status_page import status_page
-from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE
+from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, AnswerKey
 
 
 def utc(epoch_seconds: float) -> str:
@@ -91,3 +91,25 @@ def write_recorded_files(folder: Path, archive: Path) -> None:
         elif target.is_symlink():
             target.unlink()
         shutil.copyfile(archive / name, target)
+
+
+def place_for_author(staging: Path, author: str, label: str, key: AnswerKey, page: str, timestamp: str) -> Path:
+    """Write ``page`` as the feedback of a refused folder into ``staging`` (a course-like root that
+    ``release_feedback`` reads); returns the folder.
+
+    The page goes to ``<staging>/feedback/<author>/<label>/`` under the name of every notebook the
+    folder held (nbgrader's ``fetch_feedback`` finds a page by the secret and the notebook names
+    of the author's own copy of the hand-in), beside the secret verbatim. ``label`` names the
+    folder only (the assignment the folder names, or a stand-in): the page is found by the secret.
+    """
+    folder = staging / "feedback" / author / label
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / TIMESTAMP_FILE).write_text(timestamp)
+    (folder / SECRET_FILE).write_text(key.secret)
+    for name in key.notebooks:
+        path = folder / f"{name}.html"
+        path.write_text(page, encoding="utf-8")
+        path.chmod(0o644)  # nbgrader's release copies the mode: students read it through the exchange
+    return folder

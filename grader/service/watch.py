@@ -50,7 +50,16 @@ from grader.service import pages
 from grader.service.attribution import owner_of
 from grader.service.exchange import CourseExchange
 from grader.service.grading import FEEDBACK, HANDIN, NOT_COLLECTED, grade_archived, warm_up
-from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, HandinRefused, handin_budget, nbgrader_timestamp
+from grader.service.budgets import HourlySpending, archive_bytes
+from grader.service.inbound import (
+    SECRET_FILE,
+    TIMESTAMP_FILE,
+    AnswerKey,
+    HandinRefused,
+    answer_key,
+    handin_budget,
+    nbgrader_timestamp,
+)
 from grader.service.journal import GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal, Row
 from grader.service.notice import SETTLING_SECONDS, Wakeup
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
@@ -61,6 +70,11 @@ log = logging.getLogger("grader.watch")
 HOUR = 3600.0
 MAX_ATTEMPTS = 3  # gradings of one submission that crashed the worker before it is given up
 SETTLING_WINDOW = 10.0  # seconds after its last change an incomplete hand-in folder is looked at often
+GRADING_TIME_RECHECK = 60.0  # seconds between looks at a hand-in waiting for its student's grading time
+REFUSED_LABEL = "refused"  # the feedback folder of a refused folder that names no assignment of the course
+REFUSED_TODO = ("hand in again with the Submit button of the Assignment List (nbgrader submit), from your "
+                "own account, holding only the files of your assignment folder; never make or change a "
+                "hand-in folder by hand.")
 
 
 class PrivacyError(RuntimeError):
@@ -133,6 +147,13 @@ class GradingLoop:
         self.wakeup = Wakeup()
         self._settling = False  # a hand-in folder is being written: look again soon
         self._moments: dict[int, dict[str, float]] = {}  # row id -> epoch seconds of its steps
+        self._flooded: set[bytes] = set()  # inbound entries refused unread as part of a flood
+        self._flooding: set[str] = set(self.journal.floods())  # accounts that flooded inbound/
+        self._flooded_now: set[str] = set()  # accounts that flooded inbound/ while this service ran
+        self._flood_counts: dict[str, int] = {}  # account -> entries folded into its flood in this pass
+        self._first_seen: dict[bytes, float] = {}  # unfinished hand-in folder -> when first seen
+        self._collect_cpu = HourlySpending()  # owner -> CPU seconds spent reading their entries
+        self._over_budget_logged: set[str] = set()
 
     # ---- the loop ------------------------------------------------------------------------------
 
@@ -237,42 +258,148 @@ class GradingLoop:
         noticed = time.time()
         self._settling = False
         try:
-            folders = self.exchange.inbound()
+            folders = self.exchange.inbound(self.journal.known_folders() | self._flooded,
+                                            self.policy.max_inbound_entries_per_pass)
         except Exception:  # the exchange itself cannot be listed now: look again at the next pass
             log.exception("could not list the exchange's inbound folder")
             return 0
+        self._record_floods([folder for folder in folders if folder.flooded])
         for folder in folders:
             if self._stopping:
                 break
+            if folder.flooded or self._over_collect_budget(folder, noticed):
+                continue
+            started = time.process_time()
             try:
                 if not self.journal.knows(folder.name):
-                    if not folder.complete and noticed - folder.changed_at < SETTLING_WINDOW:
-                        self._settling = True
-                    new += self._collect_folder(folder, noticed)
+                    new += self._collect_or_wait(folder, noticed)
             except Exception as exc:  # never let one folder stop the service
                 log.exception("could not collect %s", folder.printable_name)
                 self._refuse_folder(folder, f"it could not be read ({type(exc).__name__}: {exc})")
+            finally:
+                self._collect_cpu.add(folder.owner, time.process_time() - started, noticed)
+        for owner, entries in self._flood_counts.items():  # one journal write per account and pass
+            self.journal.record_flood(owner, entries)
+        self._flood_counts.clear()
         return new
 
-    def _refuse_folder(self, folder, reason: str) -> None:
+    def _collect_or_wait(self, folder, noticed: float) -> int:
+        """Collect ``folder``, or leave an unfinished one for a later look: looked at often while it
+        is new (nbgrader submit writes the secret last, within moments), refused once it stayed
+        unfinished for ``incomplete_handin_seconds``, so a folder touched forever costs nothing."""
+        if folder.complete or folder.student is None:
+            return self._collect_folder(folder, noticed)
+        first_seen = self._first_seen.setdefault(folder.name, noticed)
+        if noticed - first_seen >= self.policy.incomplete_handin_seconds:
+            self._first_seen.pop(folder.name, None)
+            self._refuse_folder(folder, f"it still had no {SECRET_FILE} {self.policy.incomplete_handin_seconds:g} s "
+                                "after it appeared, so nbgrader submit did not write it; hand in with "
+                                "Submit (nbgrader submit)")
+            return 0
+        if noticed - first_seen < SETTLING_WINDOW and noticed - folder.changed_at < SETTLING_WINDOW:
+            self._settling = True
+        return self._collect_folder(folder, noticed)
+
+    def _record_floods(self, flooded: list) -> None:
+        """Refuse, unread and together, the new entries of every account that made more than its
+        budget since the last look: one journal row per account (a count), one log line the first
+        time; the entries are not listed again while the service runs. Later entries of that
+        account that no page can answer are added to its count too, without a log line."""
+        by_owner: dict[str, list[bytes]] = {}
+        for folder in flooded:
+            by_owner.setdefault(folder.owner, []).append(folder.name)
+        for owner, names in by_owner.items():
+            self._flooded.update(names)
+            # A restart lists the earlier flood's entries again: its first count replaces the old one.
+            first_in_this_run = owner not in self._flooded_now
+            self._flooding.add(owner)
+            self._flooded_now.add(owner)
+            if self.journal.record_flood(owner, len(names), replace=first_in_this_run):
+                log.warning("refused %d new inbound entries of %s at once (more than %d a look); its "
+                            "later floods are counted in the journal, not logged", len(names), owner,
+                            self.policy.max_inbound_entries_per_pass)
+
+    def _over_collect_budget(self, folder, now: float) -> bool:
+        """Whether the service already spent ``max_collect_cpu_seconds_per_hour`` reading this
+        folder owner's entries (it is read again once the hour has passed)."""
+        if self._collect_cpu.spent(folder.owner, now) < self.policy.max_collect_cpu_seconds_per_hour:
+            return False
+        if folder.owner not in self._over_budget_logged:
+            self._over_budget_logged.add(folder.owner)
+            log.warning("%s: reading its inbound entries took %.0f CPU s this hour (budget %g s); "
+                        "the rest wait", folder.owner, self._collect_cpu.spent(folder.owner, now),
+                        self.policy.max_collect_cpu_seconds_per_hour)
+        return True
+
+    def _refuse_folder(self, folder, reason: str, answer: bool = True, todo: str = REFUSED_TODO) -> None:
+        """Record an inbound entry that is nobody's hand-in, and tell its author why with a page
+        where a page can find them (``answer``; see :meth:`_answer_key`); otherwise it is for the
+        instructor only: the journal's refused folders and one log line."""
         try:
-            if self.journal.refuse_folder(folder.name, folder.owner, reason):
-                log.warning("refused inbound entry %r (owner %s): %s", folder.printable_name,
-                            folder.owner or "unknown", reason)
+            if self.journal.knows(folder.name):
+                return
+            key = self._answer_key(folder) if answer else None
+            if key is None and folder.owner in self._flooding:  # one more of a flood: counted, not logged
+                self._flooded.add(folder.name)
+                self._flood_counts[folder.owner] = self._flood_counts.get(folder.owner, 0) + 1
+                return
+            if key is not None:
+                self._send_refusal_page(folder, key, reason, todo)
+            if self.journal.refuse_folder(folder.name, folder.owner, reason,
+                                          None if key is None else key.secret_digest):
+                told = f"a page told {folder.owner}" if key is not None else "no page can reach its author"
+                log.warning("refused inbound entry %r (owner %s): %s; %s", folder.printable_name,
+                            folder.owner or "unknown", reason, told)
         except Exception:
             log.exception("could not record the refusal of %s", folder.printable_name)
+
+    def _answer_key(self, folder) -> AnswerKey | None:
+        """What a page about a refused folder is keyed on, or None when none may be sent: the folder
+        must be a real folder of a student's account (not root's, not a uid without an account)
+        whose secret can key a page (``grader.service.inbound.answer_key``) that no other hand-in's
+        page is keyed on."""
+        if not self.exchange.is_folder_exchange or owner_of(folder) is None:
+            return None
+        key = answer_key(self.exchange.inbound_dir, folder, self.policy.max_handin_notebooks)
+        if key is None or self.journal.folder_with_secret(key.secret_digest) is not None:
+            return None
+        return key
+
+    def _send_refusal_page(self, folder, key: AnswerKey, reason: str, todo: str) -> None:
+        """Release a page saying why ``folder`` was refused, found by its author's own copy of the
+        hand-in; staged outside the course's ``feedback/``, which holds students' real feedback."""
+        staging = self.course.state_dir / REFUSAL_STAGING
+        claimed = folder.assignment if folder.assignment in ASSIGNMENTS else None
+        page = pages.status_page_of(folder.owner, folder.assignment or "your hand-in",
+                                    folder.timestamp or "at a time its name does not say", "refused", reason,
+                                    todo)
+        pages.place_for_author(staging, folder.owner, claimed or REFUSED_LABEL, key, page,
+                               nbgrader_timestamp(time.time()))
+        try:
+            self.exchange.release_feedback(claimed or REFUSED_LABEL, folder.owner, root=staging)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
     def _collect_folder(self, folder, noticed: float) -> int:
         student = owner_of(folder, self.exchange.check_owner)  # never the name's word (attribution)
         if folder.student is None or folder.assignment not in ASSIGNMENTS or student is None or (
                 folder.problem and not folder.problem.startswith("this hand-in names student")):
             self._refuse_folder(folder, folder.problem
-                                or (f"the course has no assignment {folder.assignment!r}"
+                                or (f"the course has no assignment {folder.assignment!r} (its assignments: "
+                                    f"{', '.join(ASSIGNMENTS)})"
                                     if folder.assignment not in ASSIGNMENTS else
                                     f"the folder belongs to the account {folder.owner}, which is not a student's"))
             return 0
         if not folder.complete:
             return 0  # still being written by nbgrader submit: collected at the next look
+        self._first_seen.pop(folder.name, None)
+        used = archive_bytes(self.archive_root / student)
+        allowed = self.policy.max_archive_megabytes_per_account * 1e6
+        if used >= allowed:
+            self._refuse_folder(folder, f"your earlier hand-ins already take {used / 1e6:.1f} MB of the course's "
+                                f"archive, its limit per student ({allowed / 1e6:g} MB); this one was not kept",
+                                todo="ask the instructor: later hand-ins are refused too until they make room.")
+            return 0
         row = Row(0, student, folder.assignment, folder.timestamp, 0, 0, "", None, None,
                   None, None, None, None, None, 0, None, folder.name)
         archive = self.archive_of(row)
@@ -299,7 +426,7 @@ class GradingLoop:
         if owner_of_secret is not None:
             # nbgrader names a feedback page after the submission secret: a reused secret would
             # release this page under another hand-in's name. Nothing is sent for it.
-            self._refuse_folder(folder, "its submission secret is the one of another hand-in")
+            self._refuse_folder(folder, "its submission secret is the one of another hand-in", answer=False)
             shutil.rmtree(archive, ignore_errors=True)
             return 0
         row_id = self.journal.add(folder.name, student, folder.assignment, folder.timestamp,
@@ -390,7 +517,7 @@ class GradingLoop:
                 continue
             pending.setdefault((row.student, row.assignment), []).append(row)
         for pair, rows in pending.items():
-            if self._stopping or pair in busy:
+            if self._stopping or pair in busy or self._grading_another(pair[0]):
                 continue
             rows.sort(key=lambda r: r.id)
             try:
@@ -398,6 +525,12 @@ class GradingLoop:
                 self._decide(rows[0])
             except Exception as exc:  # one hand-in's trouble never stops the others
                 self._handin_failed(rows[0], exc)
+
+    def _grading_another(self, student: str) -> bool:
+        """Whether a hand-in of ``student`` is grading (or queued for a worker) now: a student has
+        one at a time, so their hand-ins in several assignments never hold every worker while
+        classmates queue behind them (a notebook may run for minutes)."""
+        return any(row.student == student for row in self._inflight.values())
 
     def _handin_failed(self, row: Row, exc: Exception) -> None:
         """A hand-in whose handling raised (deciding, answering, releasing) is tried again at the
@@ -464,12 +597,35 @@ class GradingLoop:
                 log.info("%s %s: waiting until %s (hourly limit %d)", row.student, row.assignment,
                          pages.utc(not_before), limit)
             return
+        if self._over_grading_time(row, now):
+            return
         self.journal.start_grading(row.id)
         self._moments.setdefault(row.id, {})["started"] = time.time()
         future = self._pool.submit(grade_archived, str(self.course.root), row.assignment, row.student,
                                    str(self.archive_of(row)), self.limits)
         self._inflight[future] = self.journal.get(row.id)
         future.add_done_callback(self.wakeup.set)
+
+    def _over_grading_time(self, row: Row, now: float) -> bool:
+        """Whether the student's gradings took ``max_grading_seconds_per_hour`` of wall-clock time
+        in the last hour; the hand-in then waits (looked at again every minute), with a page."""
+        used = self.journal.grading_seconds_since(row.student, now - HOUR, now)
+        budget = self.policy.max_grading_seconds_per_hour
+        if used < budget:
+            return False
+        if row.state != WAITING:
+            self._place_and_release(row, pages.status_page_of(
+                row.student, row.assignment, row.timestamp, "waiting to be graded",
+                f"grading your hand-ins took {used / 60:.0f} minutes in the last hour, the most this course "
+                f"gives one student in an hour ({budget / 60:g} minutes, over every assignment); this one "
+                "is graded as soon as the oldest of that time is more than an hour old, and its feedback "
+                "replaces this page then.",
+                "nothing; fetch feedback again later. Notebooks that wait or loop for long use up this time.",
+                waiting=True))
+            log.info("%s %s: waiting (grading took %.0f s of the last hour, budget %g s)", row.student,
+                     row.assignment, used, budget)
+        self.journal.update(row.id, state=WAITING, not_before=now + GRADING_TIME_RECHECK)
+        return True
 
     def _answer_without_grading(self, row: Row, outcome: str, detail: str, todo: str) -> None:
         self._place_and_release(row, pages.status_page_of(row.student, row.assignment, pages.utc(row.submitted_at),
