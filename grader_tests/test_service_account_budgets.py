@@ -115,6 +115,25 @@ def test_a_few_stray_entries_of_an_account_are_each_recorded(setup):
         b"flood-0", b"flood-1", b"flood-2"]
 
 
+# ---- CPU the service spends reading one account's entries ---------------------------------------
+
+def test_an_account_over_its_collect_cpu_budget_waits_while_a_classmate_is_collected(setup, caplog):
+    set_budgets(setup, max_collect_cpu_seconds_per_hour=1e-9)
+    reader, classmate = setup.student_id("bob"), setup.student_id("alice")
+    owned_entries(setup, reader, 5)
+    hand_in(setup, "alice")
+    loop = GradingLoop(setup.course, workers=1)
+    with caplog.at_level(logging.WARNING, logger="grader.watch"):
+        loop.run(once=True)
+        loop.collect_new()
+    refused = [name for name, owner, _ in journal(setup).refused_folders() if owner == reader]
+    assert len(refused) == 1  # the first entry spent the budget; the other four wait for the next hour
+    (honest,) = journal(setup).of(classmate, SOFTMAX)
+    assert honest.outcome == "graded"
+    budget_lines = [r for r in caplog.records if "CPU s this hour" in r.getMessage()]
+    assert len(budget_lines) == 1 and reader in budget_lines[0].getMessage()
+
+
 # ---- an unfinished folder touched forever --------------------------------------------------------
 
 def test_an_unfinished_folder_touched_every_half_second_does_not_make_the_service_spin(setup):
