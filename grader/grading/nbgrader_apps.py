@@ -44,10 +44,13 @@ class PagesOnlyFeedback(GenerateFeedback):
     locals().update(traits_of("GenerateFeedback"))  # copy_working_files (grader.settings)
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        dest = self._format_dest(assignment_id, student_id)
+        # nbgrader removed an earlier feedback folder of this student before this step; its own
+        # copy of the working folder made it again, and the page is written into it
+        os.makedirs(dest, exist_ok=True)
         if not self.copy_working_files:
             return
         source = self._format_source(assignment_id, student_id)
-        dest = self._format_dest(assignment_id, student_id)
         for filename in find_all_files(source, self.coursedir.ignore + ["*.ipynb"]):
             path = os.path.join(dest, os.path.relpath(filename, source))
             os.makedirs(os.path.dirname(path), exist_ok=True)
