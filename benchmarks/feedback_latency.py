@@ -14,8 +14,9 @@ own hand-in folder into the exchange's ``inbound/`` as ``nbgrader submit`` write
 ``submission_secret.txt`` last, then made 0777), each from a process already running as that
 account, all released at once (``grader.demo.handin_rush``). Latency runs from a hand-in folder's
 last write to its feedback page in the exchange (polled every 10 ms). With --shape submit, this
-process runs ``nbgrader submit`` for each student instead, one after another (two cores spend
-most of a rush starting submits), and latency runs from the start of the submit.
+process runs nbgrader's submit (its exchange classes, in-process, as root, the folder then given
+to the account) for each student instead, one after another, and latency runs from the start of
+the submit.
 
 Each service gets, in this order:
 
