@@ -37,14 +37,14 @@ from grader.service.inbound import SECRET_FILE, nbgrader_timestamp
 FILE_MODE = stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH  # 0644, as submit's set_perms
 FOLDER_MODE = 0o755
 HANDIN_FOLDER_MODE = 0o777  # "so the instructor can delete later", nbgrader's comment says
-RESULT_LIMIT = 4096  # bytes of one process's report: one atomic write to the shared pipe
+ERROR_LIMIT = 1000  # characters of an error reported: a report stays one atomic pipe write (4096 bytes)
 
 
 @dataclass(frozen=True)
 class Handin:
     """One hand-in to write: ``account`` writes it and is the student its name carries.
 
-    files: name -> content of each file of the hand-in (the notebooks), written in this order;
+    files: name -> content of each file at the top of the hand-in (the notebooks), written in this order;
     cache: the account's nbgrader cache folder of the course (``<cache>/<course id>``), where submit
     keeps the student's own copy; None leaves no copy (``fetch_feedback`` then finds nothing).
     """
@@ -197,8 +197,8 @@ def _write_as(entry: pwd.struct_passwd, index: int, handin: Handin, inbound: Pat
             report = {"index": index, **_write_handin(handin, inbound)}
             code = 0
         except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises
-            report = {"account": handin.account, "error": f"{type(exc).__name__}: {exc}"}
-        os.write(results, (json.dumps(report) + "\n").encode()[:RESULT_LIMIT])
+            report = {"account": handin.account, "error": f"{type(exc).__name__}: {exc}"[:ERROR_LIMIT]}
+        os.write(results, (json.dumps(report) + "\n").encode())
     finally:
         os._exit(code)
 
