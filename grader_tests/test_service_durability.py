@@ -1,10 +1,12 @@
-"""Nothing lost, nothing doubled: kill -9 mid-grading and restart, SIGTERM, 30 students at once.
+"""Nothing lost, nothing doubled: kill -9 mid-grading and restart, SIGTERM, 30 students at once,
+a rush written by its students' own accounts killed mid-grading.
 
 The service runs as the command ``grader watch`` (a separate process) for the kill and SIGTERM
 tests, and in-process for the class of 30.
 """
 from __future__ import annotations
 
+import hashlib
 import signal
 import subprocess
 import sys
@@ -13,7 +15,9 @@ from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
+from nbgrader.utils import notebook_hash
 
+from grader.demo.handin_rush import Rush, handin_from_home
 from grader.service.journal import GRADING, RELEASED, Journal
 from grader.service.watch import GradingLoop
 from grader_tests.service_setup import ServiceCourse, accounts_skip_reason, temporary_service_course
@@ -23,6 +27,7 @@ pytestmark = [pytest.mark.slow,
 
 ASSIGNMENT = "02_softmax"
 NOTEBOOK = "softmax.ipynb"
+RUSH = 10
 
 
 @pytest.fixture
@@ -159,3 +164,45 @@ def test_thirty_students_in_one_minute_are_all_graded_in_arrival_order_per_stude
     service.journal.close()
     assert all(len(sides[s].fetch_feedback(ASSIGNMENT)) == (2 if s in students[::6] else 1)
                for s in students)
+
+
+def test_a_rush_killed_mid_grading_and_restarted_answers_every_hand_in_exactly_once(setup, tmp_path):
+    setup.exchange_root.parent.chmod(0o755)  # students reach the exchange, as on a hub
+    texts = [setup.notebook_text(ASSIGNMENT, kind) for kind in ("model_answer", "softmax_no_max_subtraction")]
+    names = [f"r{index:02d}" for index in range(RUSH)]
+    handins = [handin_from_home(setup.student_id(name), ASSIGNMENT, {NOTEBOOK: texts[index % 2].encode()},
+                                setup.homes / name, setup.exchange.course_id)
+               for index, name in enumerate(names)]
+
+    first = start_watch(setup, tmp_path / "killed.log")
+    try:
+        with Rush(setup.exchange.inbound_dir, handins) as rush:  # every account ready before any writes
+            rush.release()
+            written = rush.wait()
+        assert max(w.written_at for w in written) - min(w.written_at for w in written) < 1.0
+        wait_for(lambda: rows_in(setup, RELEASED) and rows_in(setup, GRADING), what="the rush half answered")
+        first.send_signal(signal.SIGKILL)
+    finally:
+        first.kill()
+        first.wait(timeout=60)
+    assert len(rows_in(setup, RELEASED)) < RUSH, "the kill must land before the rush is answered"
+    second = subprocess.run([sys.executable, "-m", "grader.cli", "watch", "--once", "--course",
+                             str(setup.course.root), "--fix-permissions"],
+                            capture_output=True, text=True, timeout=900)
+    assert second.returncode == 0, second.stderr
+
+    rows = {row.folder: row for row in journal(setup).all()}
+    assert sorted(rows) == sorted(w.folder.encode() for w in written)  # one row per hand-in
+    for handin in written:
+        row = rows[handin.folder.encode()]
+        assert (row.state, row.outcome) == (RELEASED, "graded"), row
+        assert row.secret_digest == hashlib.sha256(handin.secret.encode()).hexdigest()
+    pages = {f"{notebook_hash(secret=w.secret, notebook_id=NOTEBOOK[:-len('.ipynb')])}.html" for w in written}
+    feedback = setup.exchange_root / setup.exchange.course_id / "feedback"
+    assert sorted(p.name for p in feedback.iterdir()) == sorted(pages)  # one page each, nothing else
+    assert not any("waiting to be graded" in (feedback / page).read_text() for page in pages)
+    log = (tmp_path / "killed.log").read_text() + second.stderr
+    for handin in written:  # graded once: an interrupted grading leaves no result line
+        assert len([line for line in log.splitlines() if f" {handin.account} {ASSIGNMENT} graded " in f" {line}"]) == 1
+    for name in names:  # each student's own nbgrader fetch_feedback finds their one page
+        assert len(setup.student(name).fetch_feedback(ASSIGNMENT)) == 1
