@@ -7,6 +7,7 @@ from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATH
 from grader.reporting.grades_csv import GradesCsvExport
 from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY
 from grader.sandbox.submitted_links import make_pre_convert_hook
+from grader.course import sqlite_url
 from grader.settings import DB_URL, EXCHANGE_ROOT
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -18,8 +19,7 @@ c.CourseDirectory.root = str(COURSE_ROOT)
 # The gradebook: SQLite in the course folder, unless the environment variable GRADER_DB_URL names
 # another database, e.g. postgresql+psycopg://grader@db.example.edu/attention_lab (PostgreSQL,
 # shared by graders on several machines; every grading machine must see the same value).
-c.CourseDirectory.db_url = (DB_URL.read()
-                            or f"sqlite:///{COURSE_ROOT / 'gradebook.db'}?timeout=60")
+c.CourseDirectory.db_url = DB_URL.read() or sqlite_url(COURSE_ROOT / "gradebook.db")
 
 # Student versions: a function body becomes this stub; deleted test cells come back when grading.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

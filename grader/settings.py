@@ -31,6 +31,11 @@ from traitlets import Bool, Dict, Float, Integer, List, TraitType, Unicode
 MiB = 2 ** 20
 GiB = 2 ** 30
 
+# Fixed limits: named once here, not settings (nothing a course has reason to change).
+#: Seconds a process waits for another's write to a SQLite database the graders share (the
+#: gradebook, the service's journal, the attempt history, the reference cache) before failing.
+SQLITE_BUSY_SECONDS = 60
+
 
 @dataclass(frozen=True)
 class Setting:
