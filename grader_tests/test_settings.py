@@ -131,6 +131,12 @@ def test_environment_variable_falls_back_to_its_default_when_unset(monkeypatch):
     assert settings.EXCHANGE_ROOT.read() == "/usr/local/share/nbgrader/exchange"
 
 
+def test_the_exchange_root_default_is_nbgraders_own():
+    from nbgrader.exchange.default.exchange import Exchange
+
+    assert settings.EXCHANGE_ROOT.default == Exchange.class_traits()["root"].default_value
+
+
 def test_environment_variable_is_read_when_set(monkeypatch):
     monkeypatch.setenv(settings.DB_URL.name, "postgresql+psycopg://grader@db/lab")
     assert settings.DB_URL.read() == "postgresql+psycopg://grader@db/lab"

@@ -103,7 +103,7 @@ def _epoch(moment: datetime) -> float:
 
 def exchange_root(exchange: CourseExchange) -> Path:
     """The root folder of the course's nbgrader exchange."""
-    return Path(exchange.config.Exchange.get("root", "/usr/local/share/nbgrader/exchange"))
+    return exchange.root
 
 
 def privacy_problems(course: Course) -> list[Problem]:
