@@ -36,7 +36,7 @@ c.SandboxedExecute.notebook_timeout = 300  # seconds for the whole notebook, bes
 c.SandboxedExecute.require_sandbox = True
 # Output the kernel may send: max_output_bytes per cell (8 MiB) and max_notebook_output_bytes for
 # the whole notebook (16 MiB; hidden checks' reports count only against their cell). Feedback
-# pages show at most c.FeedbackExporter.max_output_bytes (16 MiB) of output.
+# pages show at most c.FeedbackExporter.max_output_chars (16 Mi characters) of output.
 # Links, FIFOs, devices and oversized files leave the submission folder before nbgrader copies it.
 c.Autograde.pre_convert_hook = make_pre_convert_hook(COURSE_ROOT)
 # Only what grading needs survives in the graded notebook's metadata (nbconvert keeps this
