@@ -241,6 +241,8 @@ SETTINGS: tuple[Setting, ...] = (
              "A hand-in with more files and folders than this is refused.", minimum=1),
     _service("max_handin_notebooks", "integer", 10, "",
              "A hand-in with more notebooks at its top level than this is refused.", minimum=1),
+    _service("max_handin_depth", "integer", 6, "",
+             "A hand-in with folders nested deeper than this below its own folder is refused.", minimum=1),
     _service("max_inbound_entries_per_pass", "integer", 50, "",
              "New entries one account may make in the exchange's inbound folder between two looks of "
              "the service; beyond it all of them are refused together, unread, and recorded once as "
