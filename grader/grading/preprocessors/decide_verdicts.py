@@ -21,7 +21,7 @@ from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
 from grader.grading.probe_cells import METADATA_KEY
 from grader.state_folders import QUIZ_ANSWERS
 
-MAX_REPORT_BYTES = 2_000_000
+MAX_REPORT_CHARS = 2_000_000  # of one probe cell's report, as text (the kernel sends it as a JSON string)
 # The error output that makes nbgrader score a test cell 0 (its name is what a student may see).
 NO_POINTS = "No points for this test"
 
@@ -137,7 +137,7 @@ def judge_cell(outputs, record) -> Verdict:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem="the grader received more than one report from this cell; "
                        "printing or displaying from background threads is not allowed while tests run.")
     raw = reports[0]["data"][kernel_side.PROBE_MIME]
-    if not isinstance(raw, str) or len(raw) > MAX_REPORT_BYTES:
+    if not isinstance(raw, str) or len(raw) > MAX_REPORT_CHARS:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem="your function's output is too large to grade.")
     # The report is the kernel's data: whatever reading or judging it raises (nesting too deep for
     # the JSON parser, an integer too large for a float, ...) scores zero instead of stopping grading.
