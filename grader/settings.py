@@ -265,6 +265,10 @@ SETTINGS: tuple[Setting, ...] = (
     _service("poll_seconds", "number", 1.0, "s",
              "Seconds between two looks at the exchange's inbound folder when no "
              "file system event came (the fallback; events wake the service at once)."),
+    _service("max_grading_attempts", "integer", 3, "",
+             "Times the service tries a hand-in whose grading or handling failed for a reason that is not "
+             "the student's (a worker that died, a cluster task that kept failing) before it records it "
+             "as ungradable with the reason.", minimum=1),
     _service("workers", "integer", 2, "",
              "Submissions graded at once (one process each).", minimum=1),
     _service("instructor_group", "text", "", "",
