@@ -81,7 +81,8 @@ def _read(course: Course, assignment: str, student: str, max_megabytes: float) -
         if path.is_symlink() or not path.is_file():
             continue
         if path.stat().st_size > max_megabytes * 1e6:
-            raise ValueError(f"{path.name} is larger than {max_megabytes:g} MB (c.GradingService.max_notebook_megabytes)")
+            raise ValueError(f"{path.name} is larger than {max_megabytes:g} MB "
+                             "(c.GradingService.max_notebook_megabytes)")
         try:
             return nbformat.read(path, as_version=4)
         except Exception as exc:  # invalid JSON, not a notebook: that submission is skipped, not the class
