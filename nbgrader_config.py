@@ -7,6 +7,7 @@ from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATH
 from grader.reporting.grades_csv import GradesCsvExport
 from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY
 from grader.sandbox.submitted_links import make_pre_convert_hook
+from grader.course import sqlite_url
 from grader.settings import DB_URL, EXCHANGE_ROOT
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -18,8 +19,7 @@ c.CourseDirectory.root = str(COURSE_ROOT)
 # The gradebook: SQLite in the course folder, unless the environment variable GRADER_DB_URL names
 # another database, e.g. postgresql+psycopg://grader@db.example.edu/attention_lab (PostgreSQL,
 # shared by graders on several machines; every grading machine must see the same value).
-c.CourseDirectory.db_url = (DB_URL.read()
-                            or f"sqlite:///{COURSE_ROOT / 'gradebook.db'}?timeout=60")
+c.CourseDirectory.db_url = DB_URL.read() or sqlite_url(COURSE_ROOT / "gradebook.db")
 
 # Student versions: a function body becomes this stub; deleted test cells come back when grading.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
@@ -36,7 +36,7 @@ c.SandboxedExecute.notebook_timeout = 300  # seconds for the whole notebook, bes
 c.SandboxedExecute.require_sandbox = True
 # Output the kernel may send: max_output_bytes per cell (8 MiB) and max_notebook_output_bytes for
 # the whole notebook (16 MiB; hidden checks' reports count only against their cell). Feedback
-# pages show at most c.FeedbackExporter.max_output_bytes (16 MiB) of output.
+# pages show at most c.FeedbackExporter.max_output_chars (16 Mi characters) of output.
 # Links, FIFOs, devices and oversized files leave the submission folder before nbgrader copies it.
 c.Autograde.pre_convert_hook = make_pre_convert_hook(COURSE_ROOT)
 # Only what grading needs survives in the graded notebook's metadata (nbconvert keeps this

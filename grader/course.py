@@ -28,7 +28,7 @@ from sqlalchemy.engine import make_url
 from traitlets.config.loader import PyFileConfigLoader
 
 from grader.root_trust import CONFIG_FILE, UntrustedError, config_problems, enforced, refusal
-from grader.settings import DB_URL
+from grader.settings import DB_URL, SQLITE_BUSY_SECONDS
 from grader.state_folders import STATE_DIR_NAME
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -65,9 +65,7 @@ class Course:
         file ``gradebook.db`` in the course folder. Read afresh on every call (cheap), so it
         follows the environment the config reads.
         """
-        configured = configured_db_url(self.root)
-        # A busy timeout lets parallel graders wait for each other's writes instead of failing.
-        return configured or f"sqlite:///{self.gradebook}?timeout=60"
+        return configured_db_url(self.root) or sqlite_url(self.gradebook)
 
     @property
     def sqlite_file(self) -> Path | None:
@@ -134,6 +132,12 @@ def configured_db_url(root: Path) -> str | None:
     config = _load_trusted_config(Path(root))
     url = config.get("CourseDirectory", {}).get("db_url")
     return str(url) if url else None
+
+
+def sqlite_url(path: Path) -> str:
+    """The SQLAlchemy URL of the SQLite gradebook ``path``, with the busy timeout that lets parallel
+    graders wait for each other's writes instead of failing."""
+    return f"sqlite:///{path}?timeout={SQLITE_BUSY_SECONDS}"
 
 
 def sqlite_file_of(db_url: str) -> Path | None:

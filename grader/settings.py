@@ -21,15 +21,21 @@ means "no limit".
 """
 from __future__ import annotations
 
+import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from traitlets import Bool, Dict, Float, Integer, List, TraitType, Unicode
+from traitlets import Bool, Dict, Float, Integer, List, TraitType, Unicode, observe
 
 MiB = 2 ** 20
 GiB = 2 ** 30
+
+# Fixed limits: named once here, not settings (nothing a course has reason to change).
+#: Seconds a process waits for another's write to a SQLite database the graders share (the
+#: gradebook, the service's journal, the attempt history, the reference cache) before failing.
+SQLITE_BUSY_SECONDS = 60
 
 
 @dataclass(frozen=True)
@@ -39,7 +45,8 @@ class Setting:
     ``type`` is a key of :data:`TYPES`; ``default`` is the value used when the course sets none
     (``default_note`` describes it when it is computed at run time); ``unit`` is what the number
     counts ("bytes", "s", "MB", ... or "" for a plain count); ``minimum`` is the smallest value
-    accepted; ``sandbox_limit`` makes it a field of the sandbox's limits object.
+    accepted; ``sandbox_limit`` makes it a field of the sandbox's limits object; ``formerly`` is an
+    earlier name of the setting, still read (a value set there is passed on, with a warning).
     """
 
     section: str
@@ -52,6 +59,7 @@ class Setting:
     minimum: float | None = None
     sandbox_limit: bool = False
     default_note: str = ""
+    formerly: str = ""
 
     def trait(self) -> TraitType:
         """The configurable traitlet of this setting."""
@@ -199,9 +207,10 @@ SETTINGS: tuple[Setting, ...] = (
             "submission's files and whatever its notebook wrote there) into each feedback folder "
             "beside the page, as plain nbgrader does. False: the feedback folder holds the pages only, "
             "so nothing a notebook writes reaches feedback/, the service's archive or the exchange."),
-    _feedback("max_output_bytes", "integer", 16 * MiB, "characters",
+    _feedback("max_output_chars", "integer", 16 * MiB, "characters",
               "Output (text and data, in characters) one page shows, in reading order; the outputs "
-              "past it are left off, each cell that loses some says so in one line."),
+              "past it are left off, each cell that loses some says so in one line.",
+              formerly="max_output_bytes"),
     _feedback("max_inline_image_bytes", "integer", 2 * MiB, "bytes",
               "Largest image file next to a notebook that its markdown shows (`![](figure.png)`) "
               "inlined into the page; a larger file, or one that is not a PNG, JPEG or GIF, shows "
@@ -232,6 +241,8 @@ SETTINGS: tuple[Setting, ...] = (
              "A hand-in with more files and folders than this is refused.", minimum=1),
     _service("max_handin_notebooks", "integer", 10, "",
              "A hand-in with more notebooks at its top level than this is refused.", minimum=1),
+    _service("max_handin_depth", "integer", 6, "",
+             "A hand-in with folders nested deeper than this below its own folder is refused.", minimum=1),
     _service("max_inbound_entries_per_pass", "integer", 50, "",
              "New entries one account may make in the exchange's inbound folder between two looks of "
              "the service; beyond it all of them are refused together, unread, and recorded once as "
@@ -254,6 +265,10 @@ SETTINGS: tuple[Setting, ...] = (
     _service("poll_seconds", "number", 1.0, "s",
              "Seconds between two looks at the exchange's inbound folder when no "
              "file system event came (the fallback; events wake the service at once)."),
+    _service("max_grading_attempts", "integer", 3, "",
+             "Times the service tries a hand-in whose grading or handling failed for a reason that is not "
+             "the student's (a worker that died, a cluster task that kept failing) before it records it "
+             "as ungradable with the reason.", minimum=1),
     _service("workers", "integer", 2, "",
              "Submissions graded at once (one process each).", minimum=1),
     _service("instructor_group", "text", "", "",
@@ -279,8 +294,27 @@ def setting(section: str, name: str) -> Setting:
 
 
 def traits_of(section: str) -> dict[str, TraitType]:
-    """``{name: configurable traitlet}`` for every setting of ``section``, to add to its class."""
-    return {s.name: s.trait() for s in settings_of(section)}
+    """``{name: configurable traitlet}`` for every setting of ``section``, to add to its class
+    (with, for a setting that was renamed, its former name and the observer that passes it on)."""
+    traits: dict = {}
+    for s in settings_of(section):
+        traits[s.name] = s.trait()
+        if s.formerly:
+            traits.update(_former_name(s))
+    return traits
+
+
+def _former_name(s: Setting) -> dict:
+    """The trait of ``s.formerly`` (unset by default) and an observer passing its value on to ``s.name``."""
+    def pass_on(self, change):
+        if change.new is not None:
+            logging.getLogger(__name__).warning("c.%s.%s is now called c.%s.%s; its value is used for that.",
+                                                s.section, s.formerly, s.section, s.name)
+            setattr(self, s.name, change.new)
+
+    former = replace(s, name=s.formerly, default=None, allow_none=True,
+                     help=f"Former name of {s.name}, still read: a value set here is used for {s.name}.")
+    return {s.formerly: former.trait(), f"_pass_{s.formerly}_on": observe(s.formerly)(pass_on)}
 
 
 def sandbox_limit_settings() -> tuple[Setting, ...]:
@@ -372,8 +406,9 @@ def reference_markdown() -> str:
         lines += [f"## {section}", "", "| setting | type | default | meaning |", "|---|---|---|---|"]
         for s in settings_of(section):
             kind = s.type + (" or None" if s.allow_none else "")
+            formerly = f" Formerly `c.{section}.{s.formerly}`, which is still read." if s.formerly else ""
             lines.append(f"| `c.{section}.{s.name}` | {_cell(kind)} | {_cell(default_text(s))} | "
-                         f"{_cell(s.help)} |")
+                         f"{_cell(s.help + formerly)} |")
         lines.append("")
     lines += ["## Environment variables", "", "| variable | meaning | when unset |", "|---|---|---|"]
     for variable in ENVIRONMENT:

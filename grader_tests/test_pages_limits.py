@@ -70,7 +70,7 @@ def test_markdown_outputs_of_an_autograded_notebook_share_one_maths_bound(monkey
 
 def test_a_feedback_page_shows_at_most_its_output_limit_and_says_what_it_left_off():
     cells = [new_code_cell(outputs=[new_output("stream", name="stdout", text=f"{n}" * MiB)]) for n in range(10)]
-    page = feedback_page(*cells, max_output_bytes=3 * MiB)
+    page = feedback_page(*cells, max_output_chars=3 * MiB)
     assert len(page) < 4 * MiB
     assert page.count(page_limit_note(3 * MiB).strip()) == 7 and "3" * MiB not in page and "2" * MiB in page
 

@@ -78,20 +78,26 @@ def test_an_unnamed_problem_falls_back_to_the_check_lesson_and_an_unknown_check_
     assert lesson_of("no_such_check", "whatever") == ""
 
 
+def graded_record(graded: bool, seconds: float) -> dict:
+    """A run record as grade_one writes it, taking ``seconds``."""
+    return {"fingerprint": "0" * 64, "graded": graded, "reason": None if graded else "not a notebook",
+            "seconds": seconds, "times": {}, "finished": 1_700_000_000.0}
+
+
 def test_grading_times_come_from_each_submission_s_latest_grading_record(tmp_path):
     course = Course(tmp_path)
-    write_record(course, "02_softmax", "ada", {"graded": True, "seconds": 2.5})
-    write_record(course, "02_softmax", "ben", {"graded": False, "seconds": 0.25})
-    write_record(course, "02_softmax", "ada", {"graded": True, "seconds": 1.75})
-    write_record(course, "01_variance", "ada", {"graded": True, "seconds": 9.0})
+    write_record(course, "02_softmax", "ada", graded_record(True, 2.5))
+    write_record(course, "02_softmax", "ben", graded_record(False, 0.25))
+    write_record(course, "02_softmax", "ada", graded_record(True, 1.75))
+    write_record(course, "01_variance", "ada", graded_record(True, 9.0))
     assert grading_times(course, "02_softmax") == {"ada": 1.75, "ben": 0.25}
 
 
 def test_a_damaged_grading_record_costs_only_that_student(tmp_path):
     course = Course(tmp_path)
-    write_record(course, "02_softmax", "ada", {"graded": True, "seconds": 2.0})
+    write_record(course, "02_softmax", "ada", graded_record(True, 2.0))
     record_path(course, "02_softmax", "cy").write_text('{"seconds": ', encoding="utf-8")
-    write_record(course, "02_softmax", "ben", {"graded": True, "seconds": 3.0})
+    write_record(course, "02_softmax", "ben", graded_record(True, 3.0))
     assert grading_times(course, "02_softmax") == {"ada": 2.0, "ben": 3.0}
 
 
@@ -103,7 +109,7 @@ def test_reading_grading_times_of_an_ungraded_course_creates_nothing(tmp_path):
 @pytest.mark.parametrize("seconds", [0.0, 12.345])
 def test_grading_records_live_in_the_private_state_folder(tmp_path, seconds):
     course = Course(tmp_path)
-    write_record(course, "02_softmax", "ada", {"graded": True, "seconds": seconds})
+    write_record(course, "02_softmax", "ada", graded_record(True, seconds))
     assert course.state_dir in record_path(course, "02_softmax", "ada").parents
     assert grading_times(course, "02_softmax") == {"ada": seconds}
     assert oct(course.state_dir.stat().st_mode & 0o777) == "0o700"

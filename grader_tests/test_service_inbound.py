@@ -10,9 +10,11 @@ from grader.service.inbound import (
     HandinRefused,
     InboundFolder,
     collect_folder,
+    handin_budget,
     list_folder_exchange,
     parse_name,
 )
+from grader.service_policy import GradingService
 
 SECRET = "ab" * 64
 
@@ -75,6 +77,18 @@ def test_a_hand_in_over_its_budget_is_refused_before_copying(tmp_path, budget, f
     with pytest.raises(HandinRefused, match=says):
         collect_folder(tmp_path / "inbound", folder_of(source), tmp_path / "out", budget)
     assert not (tmp_path / "out").exists()
+
+
+def test_the_course_s_hand_in_settings_make_its_hand_in_budget():
+    from traitlets.config import Config
+
+    policy = GradingService(config=Config({"GradingService": {
+        "max_handin_megabytes": 1.5, "max_handin_files": 7, "max_handin_notebooks": 3, "max_handin_depth": 2}}))
+    assert handin_budget(policy) == HandinBudget(max_bytes=1_500_000, max_entries=7, max_notebooks=3, max_depth=2)
+
+
+def test_the_hand_in_budget_defaults_are_the_declared_settings_defaults():
+    assert HandinBudget() == handin_budget(GradingService())
 
 
 def test_a_hand_in_without_nbgraders_secret_is_refused_without_a_secret(tmp_path):

@@ -88,3 +88,22 @@ def test_a_late_hand_in_after_an_on_time_one_is_not_counted(setup):
     with Gradebook(setup.course.db_url) as gb:
         assert gb.find_submission(ASSIGNMENT, setup.student_id("gil")).score == gb.find_assignment(ASSIGNMENT).max_score
     assert "after the due date" in side.fetch_feedback(ASSIGNMENT)[-1].read_text()
+
+
+
+@pytest.mark.parametrize("attempts", [1, 3])
+def test_a_hand_in_whose_handling_keeps_failing_is_tried_max_grading_attempts_times_then_answered_ungradable(
+        setup, monkeypatch, attempts):
+    student = f"hal{attempts}"
+    setup.hand_in(student, ASSIGNMENT, {NOTEBOOK: setup.notebook_text(ASSIGNMENT, "model_answer")})
+    tries = []
+
+    def broken(self, row):
+        tries.append(row.id)
+        raise RuntimeError("the service could not decide")
+    monkeypatch.setattr(GradingLoop, "_decide", broken)
+    service = GradingLoop(setup.course, policy=Policy(max_grading_attempts=attempts), workers=2)
+    for _ in range(attempts + 1):
+        service.run(once=True)
+    (row,) = service.journal.of(setup.student_id(student), ASSIGNMENT)
+    assert (len(tries), row.state, row.outcome) == (attempts, RELEASED, "ungradable")

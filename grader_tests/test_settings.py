@@ -49,7 +49,7 @@ def test_every_setting_a_configurable_adds_is_declared(section):
     inherited = {name for base in cls.__mro__[1:] if hasattr(base, "class_traits")
                  for name in base.class_traits()}
     added = set(cls.class_own_traits(config=True)) - inherited
-    assert added == {s.name for s in settings.settings_of(section)}
+    assert added == {name for s in settings.settings_of(section) for name in (s.name, s.formerly) if name}
 
 
 @pytest.mark.parametrize("setting", EVERY_SETTING)
@@ -63,6 +63,22 @@ def test_configurable_trait_has_the_declared_default_and_help(setting):
 @pytest.mark.parametrize("setting", EVERY_SETTING)
 def test_configurable_trait_is_settable_from_the_config(setting):
     assert configurable(setting.section).class_traits()[setting.name].metadata.get("config") is True
+
+
+def test_a_renamed_setting_set_under_its_former_name_is_used_with_a_warning(caplog):
+    with caplog.at_level(logging.WARNING, logger="grader.settings"):
+        exporter = configurable("FeedbackExporter")(config=Config({"FeedbackExporter": {"max_output_bytes": 1234}}))
+    assert exporter.max_output_chars == 1234
+    assert "c.FeedbackExporter.max_output_bytes is now called c.FeedbackExporter.max_output_chars" in caplog.text
+
+
+def test_a_renamed_setting_left_unset_under_its_former_name_keeps_its_default():
+    exporter = configurable("FeedbackExporter")()
+    assert exporter.max_output_chars == settings.setting("FeedbackExporter", "max_output_chars").default
+
+
+def test_the_reference_names_a_renamed_setting_s_former_name():
+    assert "Formerly `c.FeedbackExporter.max_output_bytes`, which is still read." in settings.reference_markdown()
 
 
 def test_declared_minimum_is_enforced_by_the_trait():
@@ -129,6 +145,12 @@ def test_reference_shows_a_size_default_with_its_unit():
 def test_environment_variable_falls_back_to_its_default_when_unset(monkeypatch):
     monkeypatch.delenv(settings.EXCHANGE_ROOT.name, raising=False)
     assert settings.EXCHANGE_ROOT.read() == "/usr/local/share/nbgrader/exchange"
+
+
+def test_the_exchange_root_default_is_nbgraders_own():
+    from nbgrader.exchange.default.exchange import Exchange
+
+    assert settings.EXCHANGE_ROOT.default == Exchange.class_traits()["root"].default_value
 
 
 def test_environment_variable_is_read_when_set(monkeypatch):

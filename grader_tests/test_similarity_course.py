@@ -54,6 +54,14 @@ def test_an_unreadable_notebook_is_skipped_and_named(course):
     assert [(p.a, p.b) for p in report.pairs] == [("ben", "ivy")]
 
 
+def test_a_notebook_over_the_course_s_notebook_size_limit_is_skipped_and_named(course):
+    with open(course.root / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write("\nc.GradingService.max_notebook_megabytes = 0.01\n")
+    write_submission(course, "gus", ASSIGNMENT, b" " * 20_000)
+    report = similar_pairs(course, ASSIGNMENT)
+    assert report.skipped["gus"] == "softmax.ipynb is larger than 0.01 MB (c.GradingService.max_notebook_megabytes)"
+
+
 def test_the_autograded_notebook_is_read_when_the_submitted_one_is_gone(course):
     submitted = course.submitted_notebook("ivy", ASSIGNMENT)
     autograded = course.autograded_notebook("ivy", ASSIGNMENT)

@@ -11,7 +11,7 @@ from nbgrader.utils import determine_grade
 from grader import kernel_side
 from grader.checks import all_checks
 from grader.checks.api import NO_REPORT, Case, Check, Misconception
-from grader.grading.preprocessors.decide_verdicts import MAX_REPORT_BYTES, judge_cell, verdict_outputs
+from grader.grading.preprocessors.decide_verdicts import MAX_REPORT_CHARS, judge_cell, verdict_outputs
 from grader.grading.preprocessors.prepare_probes import injected_source
 from grader.grading.probe_cells import probe_names
 from grader.grading.verdict_records import verdict_records
@@ -101,7 +101,7 @@ def test_report_for_another_check_scores_zero():
 def test_oversized_report_scores_zero():
     record = record_for()
     huge = from_dict({"output_type": "display_data", "metadata": {},
-                      "data": {kernel_side.PROBE_MIME: " " * (MAX_REPORT_BYTES + 1)}})
+                      "data": {kernel_side.PROBE_MIME: " " * (MAX_REPORT_CHARS + 1)}})
     assert judge_cell([huge], record).fraction == 0.0
 
 

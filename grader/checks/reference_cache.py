@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 from grader.code_version import grader_version
+from grader.settings import SQLITE_BUSY_SECONDS
 from grader.state_folders import REFERENCE_STATISTICS as FILE_NAME
 
 _folder: Path | None = None
@@ -34,7 +35,7 @@ def use_folder(folder: Path | str | None) -> None:
 
 
 def _connect(folder: Path) -> sqlite3.Connection:
-    connection = sqlite3.connect(folder / FILE_NAME, timeout=60)
+    connection = sqlite3.connect(folder / FILE_NAME, timeout=SQLITE_BUSY_SECONDS)
     connection.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     return connection
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from traitlets.config import Configurable
 
 from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Verdict
-from grader.settings import traits_of
+from grader.settings import SQLITE_BUSY_SECONDS, traits_of
 from grader.state_folders import ATTEMPT_HISTORY
 
 #: Stages that mean "no answer was handed in": they cost nothing.
@@ -74,7 +74,7 @@ class AttemptHistory:
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(self.path, timeout=60)
+        connection = sqlite3.connect(self.path, timeout=SQLITE_BUSY_SECONDS)
         connection.execute(
             "CREATE TABLE IF NOT EXISTS wrong_answers (assignment TEXT, student TEXT, item TEXT, answer TEXT, "
             "first_graded TEXT, PRIMARY KEY (assignment, student, item, answer))")

@@ -1,8 +1,8 @@
 """What has been graded already, so that a re-run (or a run after a crash) grades only what changed.
 
 After a submission is graded (its scores are in the gradebook, or it is recorded ungradable), a
-record ``.grader/autograde/<assignment>/<student>.json`` is written atomically, holding a
-fingerprint of everything the result depends on:
+record ``.grader/autograde/<assignment>/<student>.json`` is written atomically (its format:
+``grader/formats/run_record.schema.json``), holding a fingerprint of everything the result depends on:
 
 - every file of the submission folder (names and bytes): a superset of what the hidden inputs
   follow (``grader.grading.submission_fingerprint``), so a submission whose inputs change is always graded
@@ -21,14 +21,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from pathlib import Path
 
+from grader import formats
 from grader.code_version import grader_version, hash_tree
 from grader.course import Course
 from grader.grading.seeds import course_secret
 from grader.state_folders import RUN_RECORDS
+
+log = logging.getLogger(__name__)
 
 
 def fingerprint(course: Course, assignment: str, student: str) -> str:
@@ -49,14 +53,33 @@ def record_path(course: Course, assignment: str, student: str) -> Path:
 
 def read_record(course: Course, assignment: str, student: str) -> dict | None:
     """The record of the last finished grading of this submission, or None."""
+    return read_record_file(record_path(course, assignment, student))
+
+
+def read_record_file(path: Path) -> dict | None:
+    """The run record in ``path``; None when it is missing, or damaged (logged, naming the field):
+    a submission without a readable record is graded again."""
     try:
-        return json.loads(record_path(course, assignment, student).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
         return None
+    except (OSError, ValueError) as exc:
+        log.warning("Ignoring the run record %s: %s", path, exc)
+        return None
+    try:
+        formats.check(formats.RUN_RECORD, record)
+    except formats.FormatError as exc:
+        log.warning("Ignoring the run record %s: %s", path, exc)
+        return None
+    return record
 
 
 def write_record(course: Course, assignment: str, student: str, record: dict) -> None:
-    """Write the record atomically: a reader sees the old record or the new one, never half."""
+    """Write the record atomically: a reader sees the old record or the new one, never half.
+
+    Raises :class:`grader.formats.FormatError` when ``record`` does not match the run record's format.
+    """
+    formats.check(formats.RUN_RECORD, record)
     path = record_path(course, assignment, student)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{student}.", suffix=".tmp")

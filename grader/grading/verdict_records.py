@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from grader import formats
 from grader.grading.probe_cells import METADATA_KEY, probe_names
-
-_RECORD_KEYS = {"check", "fraction", "stage", "misconception"}
 
 
 def verdict_records(cell, source: str | None = None) -> list[dict]:
@@ -24,10 +23,10 @@ def read_verdict_records(cell, source: str | None = None) -> tuple[list[dict], i
     holds its probe line (nbgrader's ClearHiddenTests removes it from feedback); default: the cell's.
 
     Trusted: the first output of a test cell (nbgrader ``grade``) whose source holds exactly one
-    ``probe("<name>")`` line, carrying a record of exactly the structure of ``Verdict.record`` for
-    that check; DecideVerdicts replaces every output of such a cell. Anything else carrying the
-    metadata key (a display from an ordinary cell, a second output, a wrong structure) is forged or
-    damaged: ignored and counted.
+    ``probe("<name>")`` line, carrying a record of the verdict record's format
+    (``grader/formats/verdict_record.schema.json``) for that check; DecideVerdicts replaces every
+    output of such a cell. Anything else carrying the metadata key (a display from an ordinary cell,
+    a second output, a wrong structure) is forged or damaged: ignored and counted.
     """
     outputs = [o for o in cell.get("outputs", []) if isinstance(o, dict)]
     claims = [i for i, o in enumerate(outputs)
@@ -46,13 +45,12 @@ def read_verdict_records(cell, source: str | None = None) -> tuple[list[dict], i
 
 
 def _well_formed(record, check: str) -> bool:
-    if not isinstance(record, dict) or set(record) != _RECORD_KEYS or record["check"] != check:
+    """Whether ``record`` matches the verdict record's format and names this cell's ``check``."""
+    try:
+        formats.check(formats.VERDICT_RECORD, record)
+    except formats.FormatError:
         return False
-    fraction = record["fraction"]
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0.0 <= fraction <= 1.0:
-        return False
-    return all(record[key] is None or (isinstance(record[key], str) and len(record[key]) <= 200)
-               for key in ("stage", "misconception"))
+    return record["check"] == check
 
 
 def first_problem(records: Iterable[dict]) -> str | None:

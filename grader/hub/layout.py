@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.course import sqlite_url
+
 DEFAULT_ROOT = Path("/srv/scaled-attention-lab-hub")
 DEFAULT_CACHE = Path("/var/cache/scaled-attention-lab-hub")
 
@@ -50,7 +52,7 @@ class HubLayout:
     @property
     def gradebook_url(self) -> str:
         """The gradebook's URL (``GRADER_DB_URL``) for the grading service and the instructor's server."""
-        return f"sqlite:///{self.gradebook_folder / 'gradebook.db'}?timeout=60"
+        return sqlite_url(self.gradebook_folder / "gradebook.db")
 
     @property
     def student_config(self) -> Path:

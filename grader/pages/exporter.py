@@ -1,7 +1,7 @@
 """The exporter of feedback pages: nbgrader's feedback template, with every piece of submission
 markup sanitized, maths as MathML (within a bound per page, ``grader.pages.markdown.MathBudget``),
 code highlighted within a bound per page (:class:`HighlightBudget`; past it code is shown escaped,
-not coloured), at most ``max_output_bytes`` of output, no script and a restrictive
+not coloured), at most ``max_output_chars`` characters of output, no script and a restrictive
 Content-Security-Policy.
 
 ``nbgrader_config.py`` selects it for ``GenerateFeedback`` (so plain ``nbgrader generate_feedback``
@@ -48,7 +48,7 @@ class FeedbackExporter(HTMLExporter):
     """HTMLExporter for pages other people open: sanitized content, no script, a CSP meta element."""
 
     sanitize_html = Bool(True, help="Always on: feedback pages show submission content.").tag(config=True)
-    locals().update(traits_of("FeedbackExporter"))  # max_output_bytes, max_inline_image_bytes (grader.settings)
+    locals().update(traits_of("FeedbackExporter"))  # max_output_chars, max_inline_image_bytes (grader.settings)
 
     @default("extra_loaders")
     def _no_mathjax_loader(self):
@@ -61,7 +61,7 @@ class FeedbackExporter(HTMLExporter):
 
     def _preprocess(self, nb, resources):
         nb, resources = super()._preprocess(nb, resources)
-        limit_outputs(nb, self.max_output_bytes)  # after every preprocessor: the page as it is shown
+        limit_outputs(nb, self.max_output_chars)  # after every preprocessor: the page as it is shown
         describe_images(nb)
         folder = (resources.get("metadata") or {}).get("path")
         if folder:  # the notebook's folder: its markdown's images are inlined from there

@@ -9,9 +9,8 @@ records live in the grading process's private folder, where no kernel can write;
 """
 from __future__ import annotations
 
-import json
-
 from grader.course import Course
+from grader.grading.run_record import read_record_file
 from grader.state_folders import RUN_RECORDS, STATE_DIR_NAME
 
 
@@ -22,8 +21,7 @@ def grading_times(course: Course, assignment: str) -> dict[str, float]:
         return {}
     times: dict[str, float] = {}
     for path in sorted(folder.glob("*.json")):
-        try:
-            times[path.stem] = float(json.loads(path.read_text(encoding="utf-8"))["seconds"])
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # a damaged record costs that one entry, not the report
+        record = read_record_file(path)
+        if record is not None:  # a damaged record costs that one entry, not the report
+            times[path.stem] = float(record["seconds"])
     return times

@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 
+from grader import formats
 from grader.state_folders import STATE_DIR_NAME
 
 from . import layers as L
@@ -356,6 +357,8 @@ class SandboxRun:
             "syscall_filter": (base64.b64encode(seccomp_profile.filter_program()).decode()
                                if self.support.available(L.SYSCALL_FILTER) else None),
         }
+        # Its readers (the launcher, the zygote's sandbox process) run before site-packages exist.
+        formats.check(formats.LAUNCHER_SPEC, spec)
         self._kernel_wrapped = True
         spec_path = os.path.join(self.run_dir, "spec.json")
         with open(os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600),
@@ -428,10 +431,14 @@ class SandboxRun:
             raise SandboxError(f"the sandbox launcher exited with status {code} before "
                                f"starting the kernel: {self.log_tail().strip()}")
         with open(path) as report_file:
-            self.report = json.load(report_file)
-        if self.report.get("status") != "ready":
-            raise SandboxError(f"the sandbox could not start the kernel: "
-                               f"{self.report.get('error', 'unknown error')}")
+            report = json.load(report_file)
+        try:
+            formats.check(formats.LAUNCHER_REPORT, report)
+        except formats.FormatError as exc:
+            raise SandboxError(f"the sandbox launcher's report is unreadable: {exc}") from exc
+        self.report = report
+        if report["status"] != "ready":
+            raise SandboxError(f"the sandbox could not start the kernel: {report['error']}")
         missing = self.missing_layers
         warn_missing_layers(missing, self.log)
         if self.limits.require_sandbox and missing:

@@ -43,6 +43,7 @@ from grader.service.inbound import (
     nbgrader_timestamp,
     read_secret,
 )
+from grader.settings import EXCHANGE_ROOT
 from grader.state_folders import COLLECT_STAGING
 
 
@@ -72,9 +73,13 @@ class CourseExchange:
         return issubclass(self.factory.collect, DefaultCollect)
 
     @property
+    def root(self) -> Path:
+        """The exchange's root folder: ``c.Exchange.root``, else nbgrader's default (``EXCHANGE_ROOT``'s)."""
+        return Path(self.config.Exchange.get("root", EXCHANGE_ROOT.default))
+
+    @property
     def inbound_dir(self) -> Path:
-        root = self.config.Exchange.get("root", "/usr/local/share/nbgrader/exchange")
-        return Path(root) / self.course_id / "inbound"
+        return self.root / self.course_id / "inbound"
 
     def inbound(self, known: Set[bytes] = frozenset(), max_per_account: int | None = None) -> list[InboundFolder]:
         """Every hand-in waiting in the exchange, each described without trusting it.

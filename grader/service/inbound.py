@@ -29,6 +29,7 @@ from nbgrader.utils import parse_utc
 
 from grader.course import TIMESTAMP_FILE
 from grader.sandbox.submitted_links import special_kind
+from grader.settings import setting
 
 SECRET_FILE = "submission_secret.txt"
 FLOODED = "its owner made more new entries in inbound/ at once than the course allows"
@@ -37,17 +38,23 @@ MAX_SECRET_BYTES = 1024
 # A secret a refusal page may be keyed on: one line of printable ASCII, long enough not to be guessed.
 PAGE_KEY = re.compile(rb"[\x21-\x7e]{32,1024}\r?\n?")
 COPY_CHUNK = 1 << 20
+MB = 1_000_000  # the unit of the c.GradingService sizes
+
+
+def _declared(name: str):
+    return setting("GradingService", name).default
 
 
 @dataclass(frozen=True)
 class HandinBudget:
     """What one hand-in may hold: bytes in all, entries (files and folders), top-level notebooks,
-    and folder depth below the hand-in's own folder."""
+    and folder depth below the hand-in's own folder. :func:`handin_budget` reads a course's
+    settings; the defaults are those settings' declared defaults."""
 
-    max_bytes: int = 20_000_000
-    max_entries: int = 200
-    max_notebooks: int = 10
-    max_depth: int = 6
+    max_bytes: int = int(_declared("max_handin_megabytes") * MB)
+    max_entries: int = _declared("max_handin_files")
+    max_notebooks: int = _declared("max_handin_notebooks")
+    max_depth: int = _declared("max_handin_depth")
 
 
 class HandinRefused(Exception):
@@ -306,7 +313,7 @@ def _plan(root_fd: int, root_info: os.stat_result, budget: HandinBudget) -> tupl
                     continue
                 total += info.st_size
                 if total > budget.max_bytes:
-                    raise HandinRefused(f"the hand-in holds more than {budget.max_bytes / 1e6:g} MB; "
+                    raise HandinRefused(f"the hand-in holds more than {budget.max_bytes / MB:g} MB; "
                                         "clear the outputs of your notebooks and remove large files")
                 if len(parts) == 1 and name.endswith(b".ipynb"):
                     notebooks += 1
@@ -460,5 +467,5 @@ def nbgrader_timestamp(epoch_seconds: float) -> str:
 
 def handin_budget(policy) -> HandinBudget:
     """What one hand-in may hold under the course's ``c.GradingService`` settings (``grader.service_policy``)."""
-    return HandinBudget(max_bytes=int(policy.max_handin_megabytes * 1e6),
-                        max_entries=policy.max_handin_files, max_notebooks=policy.max_handin_notebooks)
+    return HandinBudget(max_bytes=int(policy.max_handin_megabytes * MB), max_entries=policy.max_handin_files,
+                        max_notebooks=policy.max_handin_notebooks, max_depth=policy.max_handin_depth)

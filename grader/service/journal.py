@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.grading.readable_text import readable
+from grader.settings import SQLITE_BUSY_SECONDS
 
 RECEIVED, WAITING, GRADING, GRADED, HELD, RELEASED = (
     "received", "waiting", "grading", "graded", "held", "released")
@@ -97,7 +98,7 @@ class Journal:
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        self.db = sqlite3.connect(self.path, timeout=SQLITE_BUSY_SECONDS, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self._migrate()
         self.db.executescript(_SCHEMA)

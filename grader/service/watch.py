@@ -68,7 +68,6 @@ from grader.state_folders import HANDIN_ARCHIVE, REFUSAL_STAGING, SERVICE_JOURNA
 
 log = logging.getLogger("grader.watch")
 HOUR = 3600.0
-MAX_ATTEMPTS = 3  # gradings of one submission that crashed the worker before it is given up
 SETTLING_WINDOW = 10.0  # seconds after its last change an incomplete hand-in folder is looked at often
 GRADING_TIME_RECHECK = 60.0  # seconds between looks at a hand-in waiting for its student's grading time
 REFUSED_LABEL = "refused"  # the feedback folder of a refused folder that names no assignment of the course
@@ -103,7 +102,7 @@ def _epoch(moment: datetime) -> float:
 
 def exchange_root(exchange: CourseExchange) -> Path:
     """The root folder of the course's nbgrader exchange."""
-    return Path(exchange.config.Exchange.get("root", "/usr/local/share/nbgrader/exchange"))
+    return exchange.root
 
 
 def privacy_problems(course: Course) -> list[Problem]:
@@ -540,7 +539,7 @@ class GradingLoop:
                   exc_info=exc)
         failures = self._failures[row.id] = self._failures.get(row.id, 0) + 1
         try:
-            if failures < MAX_ATTEMPTS:
+            if failures < self.policy.max_grading_attempts:
                 if row.state == GRADING:  # its result was not recorded: graded again
                     self.journal.update(row.id, state=RECEIVED, started_at=None)
                 return
@@ -652,7 +651,7 @@ class GradingLoop:
             result = future.result()
         except Exception as exc:  # the worker died (killed, out of memory): not the student's fault
             self._replace_broken_pool()
-            if row.gradings < MAX_ATTEMPTS:
+            if row.gradings < self.policy.max_grading_attempts:
                 log.error("%s %s: grading crashed (%s); trying again", row.student, row.assignment, exc)
                 self.journal.update(row.id, state=RECEIVED, started_at=None)
                 return

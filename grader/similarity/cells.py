@@ -17,8 +17,7 @@ import nbformat
 from grader.course import Course
 from grader.grading.ungradable_record import ungradable_reason
 from grader.notebook_cells import model_answer
-
-MAX_NOTEBOOK_BYTES = 5 * 1024 * 1024  # the grading service's own limit (max_notebook_megabytes)
+from grader.service_policy import load_service_policy
 
 
 @dataclass
@@ -64,24 +63,26 @@ def read_class(course: Course, assignment: str) -> ClassCells:
     if source.is_file():
         found.references = {grade_id: model_answer(code) for grade_id, code
                             in solution_cells(nbformat.read(source, as_version=4), set(templates)).items()}
+    max_megabytes = load_service_policy(course).max_notebook_megabytes  # what the grading service reads
     for student in course.students(assignment):
         reason = ungradable_reason(course, assignment, student)
         if reason is not None:
             found.skipped[student] = f"ungradable: {reason}"
             continue
         try:
-            found.cells[student] = solution_cells(_read(course, assignment, student), set(templates))
+            found.cells[student] = solution_cells(_read(course, assignment, student, max_megabytes), set(templates))
         except ValueError as exc:
             found.skipped[student] = str(exc)
     return found
 
 
-def _read(course: Course, assignment: str, student: str) -> nbformat.NotebookNode:
+def _read(course: Course, assignment: str, student: str, max_megabytes: float) -> nbformat.NotebookNode:
     for path in (course.submitted_notebook(student, assignment), course.autograded_notebook(student, assignment)):
         if path.is_symlink() or not path.is_file():
             continue
-        if path.stat().st_size > MAX_NOTEBOOK_BYTES:
-            raise ValueError(f"{path.name} is larger than {MAX_NOTEBOOK_BYTES // (1024 * 1024)} MB")
+        if path.stat().st_size > max_megabytes * 1e6:
+            raise ValueError(f"{path.name} is larger than {max_megabytes:g} MB "
+                             "(c.GradingService.max_notebook_megabytes)")
         try:
             return nbformat.read(path, as_version=4)
         except Exception as exc:  # invalid JSON, not a notebook: that submission is skipped, not the class

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 from nbformat.notebooknode import NotebookNode, from_dict
 
-from grader import kernel_side
+from grader import formats, kernel_side
 from grader.checks import get_check, reference_cache
 from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
 from grader.course import Course
@@ -22,13 +21,9 @@ from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
 from grader.grading.probe_cells import METADATA_KEY
 from grader.state_folders import QUIZ_ANSWERS
 
-MAX_REPORT_BYTES = 2_000_000
+MAX_REPORT_CHARS = 2_000_000  # of one probe cell's report, as text (the kernel sends it as a JSON string)
 # The error output that makes nbgrader score a test cell 0 (its name is what a student may see).
 NO_POINTS = "No points for this test"
-# The dtypes of the arrays that ``kernel_side.encode`` sends as data (kinds b, i, u, f).
-_NUMERIC_DTYPES = frozenset(str(np.dtype(t)) for t in (
-    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-    np.float16, np.float32, np.float64, np.longdouble))
 
 
 class DecideVerdicts(CoursePreprocessor):
@@ -142,7 +137,7 @@ def judge_cell(outputs, record) -> Verdict:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem="the grader received more than one report from this cell; "
                        "printing or displaying from background threads is not allowed while tests run.")
     raw = reports[0]["data"][kernel_side.PROBE_MIME]
-    if not isinstance(raw, str) or len(raw) > MAX_REPORT_BYTES:
+    if not isinstance(raw, str) or len(raw) > MAX_REPORT_CHARS:
         return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem="your function's output is too large to grade.")
     # The report is the kernel's data: whatever reading or judging it raises (nesting too deep for
     # the JSON parser, an integer too large for a float, ...) scores zero instead of stopping grading.
@@ -178,62 +173,33 @@ def _missing_report_reason(outputs, name: str) -> str:
 
 
 def _validate_report(report, record, n_cases: int, kind: str) -> None:
-    if not isinstance(report, dict):
-        raise ValueError("not an object")
-    if report.get("check") != record["check"] or report.get("token") != record["token"]:
+    """Raise unless ``report`` matches the kernel report's format and answers the plan in ``record``."""
+    formats.check(formats.KERNEL_REPORT, report)
+    if report["check"] != record["check"] or report["token"] != record["token"]:
         raise ValueError("it answers another test")
     if report.get("undefined") is True or "not_callable" in report:
         return
     if kind == "value":
-        _validate_wire(report["value"])
+        if "value" not in report:
+            raise ValueError("it holds no value")
+        _decode_arrays(report["value"])
         return
-    results = report["results"]
-    if not isinstance(results, list) or len(results) != n_cases:
-        raise ValueError("wrong number of results")
-    for outcome in results:
-        if not isinstance(outcome, dict):
-            raise ValueError("a result is not an object")
+    if len(report.get("results") or ()) != n_cases:
+        raise ValueError(f"it holds {len(report.get('results') or ())} results for {n_cases} cases")
+    for outcome in report["results"]:
         if "ok" in outcome:
-            _validate_wire(outcome["ok"])
-        elif not (isinstance(outcome.get("raised"), str) and isinstance(outcome.get("message"), str)):
-            raise ValueError("a result is neither a value nor an error")
+            _decode_arrays(outcome["ok"])
 
 
-def _validate_wire(wire, depth: int = 0) -> None:
-    """Reject wire data whose structure does not match the format of ``grader.kernel_side``."""
-    if depth > 8 or not isinstance(wire, dict) or not isinstance(wire.get("t"), str):
-        raise ValueError("malformed value")
-    kind = wire["t"]
-    if kind in ("tuple", "list"):
-        if not isinstance(wire["items"], list):
-            raise ValueError("malformed sequence")
-        for item in wire["items"]:
-            _validate_wire(item, depth + 1)
-    elif kind == "dict":
-        if not isinstance(wire["items"], dict):
-            raise ValueError("malformed dict")
-        for item in wire["items"].values():
-            _validate_wire(item, depth + 1)
-    elif kind == "ndarray" and "data" in wire:
-        shape = wire["shape"]
-        if not (isinstance(shape, list) and all(isinstance(n, int) and n >= 0 for n in shape)):
-            raise ValueError("malformed shape")
-        size = 1
-        for n in shape:
-            size *= n
-        data = wire["data"]
-        if not isinstance(data, list) or len(data) != size:
-            raise ValueError("array data does not match its shape")
-        if not all(isinstance(v, (int, float, bool)) or v in ("nan", "inf", "-inf") for v in data):
-            raise ValueError("array data is not numbers")
-        if wire.get("dtype") not in _NUMERIC_DTYPES:  # e.g. "S2000000000" would allocate gigabytes
-            raise ValueError("array data has a dtype that is not numeric")
+def _decode_arrays(wire) -> None:
+    """Decode every numeric array in ``wire``: the one rule of the format a schema cannot state is
+    that an array's data fills its shape (``kernel_side.decode`` raises when it does not)."""
+    if wire["t"] == "ndarray" and "data" in wire:
         kernel_side.decode(wire)
-    elif "v" in wire:
-        if not isinstance(wire["v"], (int, float, bool, str)):
-            raise ValueError("malformed scalar")
-    elif kind != "NoneType" and not isinstance(wire.get("repr"), str):
-        raise ValueError("malformed value")
+    elif wire["t"] in ("tuple", "list", "dict"):
+        items = wire["items"]
+        for item in items.values() if isinstance(items, dict) else items:
+            _decode_arrays(item)
 
 
 def verdict_outputs(verdict: Verdict, points: float) -> list[NotebookNode]:
