@@ -79,3 +79,30 @@ def site(tmp_path_factory):
 
 def test_the_docs_students_guide_has_no_serious_violation(browser, axe_installed, site):
     assert_no_blocking_violations(axe_violations(browser, site / "students.html"))
+
+
+SUMMARY_LINKS = "Array.from(document.querySelectorAll('div.feedback-summary a[href]')).map(a => a.getAttribute('href'))"
+FOCUSED_LINK = "document.activeElement.closest('div.feedback-summary') ? document.activeElement.getAttribute('href') : null"
+
+
+def test_the_tab_key_reaches_every_link_of_a_feedback_pages_summary_in_order(browser, graded_class):
+    page_path = max((p for p in (graded_class.course.root / "feedback").glob(f"*/{ASSIGNMENT}/*.html")
+                     if p.parts[-3] != UNGRADABLE_STUDENT),
+                    key=lambda p: p.read_text(encoding="utf-8").count('class="failed"'))
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(page_path.resolve().as_uri(), wait_until="load")
+        links = page.evaluate(SUMMARY_LINKS)
+        reached = []
+        for _ in range(len(links) + 40):  # nbgrader's index of scores comes first
+            page.keyboard.press("Tab")
+            href = page.evaluate(FOCUSED_LINK)
+            if href is not None:
+                reached.append(href)
+            if len(reached) == len(links):
+                break
+    finally:
+        context.close()
+    assert len(links) >= 2, f"{page_path.parts[-3]}'s summary has {len(links)} links"
+    assert reached == links

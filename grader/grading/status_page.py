@@ -37,12 +37,14 @@ body {{ font-family: {font_stack}; max-width: 48em; margin: 2em auto; padding: 0
 </style>
 </head>
 <body>
+<main>
 <h1>{title}</h1>
 {handed_in}<p>{lead}</p>
 <h2>Why</h2>
 <p class="reason">{detail}</p>
 <h2>What to do</h2>
 <p class="todo">{todo}</p>
+</main>
 </body>
 </html>
 """
