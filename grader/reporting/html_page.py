@@ -18,6 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.grading.verdict_records import first_problem
+from grader.pages.accessibility import PAGE_LANGUAGE
 from grader.reporting import figures
 from grader.reporting.analysis import AssignmentSummary
 from grader.similarity import report as similarity_report
@@ -88,7 +89,7 @@ def render_page(summaries: list[AssignmentSummary], course_name: str = "") -> st
                                    "median": times[len(times) // 2] if times else None,
                                    "max": times[-1] if times else None}})
     template = _environment().get_template("report.html.j2")
-    return template.render(sections=sections, csp=CONTENT_SECURITY_POLICY, font_stack=PAGE_FONT_STACK,
+    return template.render(sections=sections, language=PAGE_LANGUAGE, csp=CONTENT_SECURITY_POLICY, font_stack=PAGE_FONT_STACK,
                            monospace_stack=PAGE_MONOSPACE_STACK, course_name=course_name,
                            generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
