@@ -105,3 +105,17 @@ def test_an_assignment_without_submissions_still_gives_a_page_with_every_figure(
     soup = BeautifulSoup(render_page([assignment_summary(ClassReport("02_softmax", []))]), "html.parser")
     assert len(soup.select("img[data-figure]")) == 4
     assert soup.select_one('[data-stat="students"]').get_text() == "0"
+
+
+def test_every_figures_alternative_text_gives_the_numbers_it_shows():
+    summary = hostile_summary()
+    soup = BeautifulSoup(render_page([summary]), "html.parser")
+    alt = {f["data-figure"]: f["alt"] for f in soup.find_all("img", attrs={"data-figure": True})}
+    assert len(summary.checks) >= 2
+    for check in summary.checks:
+        assert f"{check.check} {100 * check.pass_rate:.0f} %" in alt["pass_rates"]
+        assert f"{check.check} " + ("n/a" if check.discrimination is None else f"{check.discrimination:+.2f}") \
+            in alt["discrimination"]
+    for label, count in summary.report.histogram():
+        assert f"{label}: {count}" in alt["histogram"]
+    assert alt["grading_times"].endswith(": 2 submissions, median 3.0 s, slowest 3.0 s")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from grader.course import ASSIGNMENTS, Course, notebook_name
 from grader.fonts import PAGE_FONT_STACK
+from grader.pages.accessibility import PAGE_LANGUAGE
 
 WHAT_TO_DO = (
     "Open your notebook in Jupyter and check that it opens without an error. If it does, save it "
@@ -25,7 +26,7 @@ NOT_GRADED = "not graded"
 NOT_GRADED_LEAD = "Your submission could not be graded, so every test of this assignment scored 0 points for now."
 
 PAGE = """<!DOCTYPE html>
-<html lang="en">
+<html lang="{language}">
 <head>
 <meta charset="utf-8">
 <title>{title}</title>
@@ -37,12 +38,14 @@ body {{ font-family: {font_stack}; max-width: 48em; margin: 2em auto; padding: 0
 </style>
 </head>
 <body>
+<main>
 <h1>{title}</h1>
 {handed_in}<p>{lead}</p>
 <h2>Why</h2>
 <p class="reason">{detail}</p>
 <h2>What to do</h2>
 <p class="todo">{todo}</p>
+</main>
 </body>
 </html>
 """
@@ -63,7 +66,7 @@ def status_page(assignment: str, headline: str, detail: str, todo: str, lead: st
     if student is not None and handed_in is not None:
         handed = (f"<p>Student <b>{html.escape(student)}</b>, assignment <b>{html.escape(assignment)}</b>, "
                   f"handed in {html.escape(handed_in)}.</p>\n")
-    return PAGE.format(font_stack=PAGE_FONT_STACK, title=html.escape(title), handed_in=handed,
+    return PAGE.format(language=PAGE_LANGUAGE, font_stack=PAGE_FONT_STACK, title=html.escape(title), handed_in=handed,
                        lead=html.escape(lead or headline[:1].upper() + headline[1:] + "."),
                        detail=html.escape(detail.strip()), todo=html.escape(todo),
                        colour="#d9a400" if waiting else "#b3261e")

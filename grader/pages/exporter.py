@@ -24,6 +24,7 @@ from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from traitlets import Bool, default
 
+from grader.pages.accessibility import FEEDBACK_PAGE_CSS, with_page_language
 from grader.pages.csp import add_csp_meta
 from grader.pages.html_sanitizer import sanitize_fragment
 from grader.pages.markdown import IMAGES_KEY, page_markdown_to_html
@@ -63,6 +64,7 @@ class FeedbackExporter(HTMLExporter):
         nb, resources = super()._preprocess(nb, resources)
         limit_outputs(nb, self.max_output_chars)  # after every preprocessor: the page as it is shown
         describe_images(nb)
+        resources.setdefault("inlining", {}).setdefault("css", []).append(FEEDBACK_PAGE_CSS)  # last: it wins
         folder = (resources.get("metadata") or {}).get("path")
         if folder:  # the notebook's folder: its markdown's images are inlined from there
             resources[IMAGES_KEY] = NotebookImages(folder, self.max_inline_image_bytes)
@@ -71,7 +73,7 @@ class FeedbackExporter(HTMLExporter):
     def from_notebook_node(self, nb, resources=None, **kw):
         self.sanitize_html = True  # a config that turns it off must not make these pages unsafe
         html, resources = self._render(nb, resources, **kw)
-        return add_csp_meta(with_accessibility_marks(html)), resources
+        return add_csp_meta(with_page_language(with_accessibility_marks(html))), resources
 
     def _render(self, nb, resources=None, **kw):
         """``HTMLExporter.from_notebook_node`` up to its BeautifulSoup pass over the whole page

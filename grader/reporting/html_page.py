@@ -18,6 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.grading.verdict_records import first_problem
+from grader.pages.accessibility import PAGE_LANGUAGE
 from grader.reporting import figures
 from grader.reporting.analysis import AssignmentSummary
 from grader.similarity import report as similarity_report
@@ -58,18 +59,25 @@ def _duration(seconds: float) -> str:
 
 
 def assignment_figures(summary: AssignmentSummary) -> dict[str, Figure]:
-    """The four figures of one assignment's section, by role."""
+    """The four figures of one assignment's section, by role; each alternative text gives the
+    numbers its figure shows (a reader who cannot see the figure loses nothing)."""
     name = summary.assignment
+    seconds = sorted(summary.grading_seconds.values())
     return {
         "histogram": Figure(figures.score_histogram(summary.report.histogram(), f"{name}: score distribution"),
                             f"Histogram of {name} scores: " + ", ".join(
                                 f"{label}: {n}" for label, n in summary.report.histogram())),
         "pass_rates": Figure(figures.pass_rates([(c.check, c.passed, c.graded) for c in summary.checks]),
-                             f"Share of students with full marks on each check of {name}, hardest first"),
+                             f"Share of students with full marks on each check of {name}, hardest first: "
+                             + ", ".join(f"{c.check} {100 * c.pass_rate:.0f} %" for c in summary.checks)),
         "discrimination": Figure(figures.discrimination([(c.check, c.discrimination) for c in summary.checks]),
-                                 f"Item discrimination of each check of {name}"),
-        "grading_times": Figure(figures.grading_time_histogram(list(summary.grading_seconds.values())),
-                                f"Histogram of grading seconds per submission of {name}"),
+                                 f"Item discrimination of each check of {name}: " + ", ".join(
+                                     f"{c.check} " + ("n/a" if c.discrimination is None else f"{c.discrimination:+.2f}")
+                                     for c in summary.checks)),
+        "grading_times": Figure(figures.grading_time_histogram(seconds),
+                                f"Histogram of grading seconds per submission of {name}: " + (
+                                    f"{len(seconds)} submissions, median {_duration(seconds[len(seconds) // 2])}, "
+                                    f"slowest {_duration(seconds[-1])}" if seconds else "none recorded")),
     }
 
 
@@ -88,7 +96,7 @@ def render_page(summaries: list[AssignmentSummary], course_name: str = "") -> st
                                    "median": times[len(times) // 2] if times else None,
                                    "max": times[-1] if times else None}})
     template = _environment().get_template("report.html.j2")
-    return template.render(sections=sections, csp=CONTENT_SECURITY_POLICY, font_stack=PAGE_FONT_STACK,
+    return template.render(sections=sections, language=PAGE_LANGUAGE, csp=CONTENT_SECURITY_POLICY, font_stack=PAGE_FONT_STACK,
                            monospace_stack=PAGE_MONOSPACE_STACK, course_name=course_name,
                            generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 

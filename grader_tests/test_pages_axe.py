@@ -1,0 +1,108 @@
+"""Every page kind the course makes for people passes axe-core in a real Chromium with no critical
+and no serious violation: the feedback pages of a graded class, the status pages (ungradable,
+refused, waiting), the class report, its similarity view, and the docs site's student's guide.
+
+A failure lists each violation with its rule id and the selectors of the elements
+(``accessibility.described``). The graded class is ``graded_class`` (the demo's simulated class
+handing in 02_softmax, one truncated file among them).
+"""
+from __future__ import annotations
+
+import pytest
+from accessibility import axe_installed, axe_violations, blocking, described  # noqa: F401
+from graded_class import ASSIGNMENT, UNGRADABLE_STUDENT
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+from grader.course import REPO_ROOT
+from grader.service.pages import status_page_of
+
+pytestmark = pytest.mark.slow
+
+HANDED_IN = "2026-03-01 10:00:00.000000 UTC"
+# The status pages the grading service writes, one per colour and form (grader.service.watch).
+SERVICE_STATUS_PAGES = {
+    "refused": status_page_of("ada", ASSIGNMENT, HANDED_IN, "refused",
+                              "the hand-in holds a file outside the assignment folder: notes/secret.txt",
+                              "hand in your own work from your own account with Submit (nbgrader submit)."),
+    "waiting": status_page_of("ada", ASSIGNMENT, HANDED_IN, "waiting to be graded",
+                              "this course grades at most 3 submissions of an assignment per student per hour.",
+                              "nothing; fetch feedback again after that time.", waiting=True),
+}
+# The similarity view: the "Possibly written together" section with its first pair's side by side open.
+OPEN_FIRST_PAIR = "document.querySelector('table[data-table=\"similar_pairs\"] a').click()"
+
+
+def assert_no_blocking_violations(violations: list[dict]) -> None:
+    found = blocking(violations)
+    if found:
+        pytest.fail("axe-core found critical or serious violations:\n" + described(found))
+
+
+def test_every_feedback_page_of_a_graded_class_has_no_serious_violation(browser, axe_installed, graded_class):
+    pages = sorted(p for p in (graded_class.course.root / "feedback").glob(f"*/{ASSIGNMENT}/*.html")
+                   if p.parts[-3] != UNGRADABLE_STUDENT)
+    assert len(pages) >= 5, f"the graded class has only {len(pages)} feedback pages"
+    for page in pages:
+        found = blocking(axe_violations(browser, page))
+        if found:
+            pytest.fail(f"{page.parts[-3]}'s feedback page:\n" + described(found))
+
+
+def test_the_ungradable_status_page_has_no_serious_violation(browser, axe_installed, graded_class):
+    assert_no_blocking_violations(axe_violations(
+        browser, graded_class.course.feedback_page(UNGRADABLE_STUDENT, ASSIGNMENT)))
+
+
+@pytest.mark.parametrize("state", sorted(SERVICE_STATUS_PAGES))
+def test_the_services_status_pages_have_no_serious_violation(state, browser, axe_installed, tmp_path):
+    page = tmp_path / f"{state}.html"
+    page.write_text(SERVICE_STATUS_PAGES[state], encoding="utf-8")
+    assert_no_blocking_violations(axe_violations(browser, page))
+
+
+def test_the_class_report_has_no_serious_violation(browser, axe_installed, graded_class):
+    assert_no_blocking_violations(axe_violations(browser, graded_class.page))
+
+
+def test_the_similarity_view_has_no_serious_violation(browser, axe_installed, graded_class):
+    assert_no_blocking_violations(axe_violations(browser, graded_class.page, before=OPEN_FIRST_PAIR,
+                                                 include="#similar-" + ASSIGNMENT))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("site")
+    build(load_config(config_file=str(REPO_ROOT / "mkdocs.yml"), site_dir=str(folder), strict=True))
+    return folder
+
+
+def test_the_docs_students_guide_has_no_serious_violation(browser, axe_installed, site):
+    assert_no_blocking_violations(axe_violations(browser, site / "students.html"))
+
+
+SUMMARY_LINKS = "Array.from(document.querySelectorAll('div.feedback-summary a[href]')).map(a => a.getAttribute('href'))"
+FOCUSED_LINK = "document.activeElement.closest('div.feedback-summary') ? document.activeElement.getAttribute('href') : null"
+
+
+def test_the_tab_key_reaches_every_link_of_a_feedback_pages_summary_in_order(browser, graded_class):
+    page_path = max((p for p in (graded_class.course.root / "feedback").glob(f"*/{ASSIGNMENT}/*.html")
+                     if p.parts[-3] != UNGRADABLE_STUDENT),
+                    key=lambda p: p.read_text(encoding="utf-8").count('class="failed"'))
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(page_path.resolve().as_uri(), wait_until="load")
+        links = page.evaluate(SUMMARY_LINKS)
+        reached = []
+        for _ in range(len(links) + 40):  # nbgrader's index of scores comes first
+            page.keyboard.press("Tab")
+            href = page.evaluate(FOCUSED_LINK)
+            if href is not None:
+                reached.append(href)
+            if len(reached) == len(links):
+                break
+    finally:
+        context.close()
+    assert len(links) >= 2, f"{page_path.parts[-3]}'s summary has {len(links)} links"
+    assert reached == links
