@@ -13,10 +13,10 @@ the gradebook) and ``CSSHTMLHeaderPreprocessor`` (the page's inline CSS), and:
 - replaces the traceback of a cell that still raises the released NotImplementedError (the stub
   itself, or a figure cell calling it) by one plain line;
 - makes long verdict text wrap instead of running past the right edge of its box;
-- drops nbgrader's "No response." comment under an answer left as released, and marks the answer
-  cells whose check passed (``PAGE_KEY``): the course's template (``grader/pages/templates/
-  feedback_page``) folds those, with the course's own text and code, so the page is the student's
-  work that needs attention and the verdicts.
+- drops nbgrader's "No response." comment under an answer left as released, and marks the cells
+  the course's template (``grader/pages/templates/feedback_page``) folds (``PAGE_KEY``): the answers
+  whose check passed and the course's own text and code (cells as the release notebook has them;
+  a cell the student added stays open), so the page is the work that needs attention and the verdicts.
 
 Every text that can come from a submission (exception messages inside a verdict) is HTML-escaped.
 """
@@ -25,10 +25,12 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from grader.course import converter_coursedir
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.grading.probe_cells import probe_cells_from_gradebook
 from grader.grading.verdict_records import verdict_records
@@ -37,7 +39,8 @@ from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY, WORKING_FOLDER_NOT
 SUMMARY_CELL_ID = "feedback-summary"
 #: nbgrader's automatic comment on an answer cell left as released: says nothing the page does not.
 NO_RESPONSE_COMMENT = "No response."
-#: Cell metadata the feedback template reads: ``{"passed": True}`` on an answer whose check passed.
+#: Cell metadata the feedback template reads: ``{"passed": True}`` on an answer whose check passed,
+#: ``{"course": True}`` on a cell of the course's own (text, setup, figures) as released.
 PAGE_KEY = "feedback_page"
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 NOT_ATTEMPTED_NOTE = "Not attempted yet: this cell still raises NotImplementedError, as released.\n"
@@ -199,13 +202,33 @@ def tidy_outputs(cell, sources: dict[str, str] | None = None) -> None:
                     for o in cell.outputs]
 
 
-def mark_for_the_page(cell, passed_checks: set[str]) -> None:
-    """Drop nbgrader's "No response." comment; mark an answer cell whose check passed (``PAGE_KEY``)."""
+def mark_for_the_page(cell, passed_checks: set[str], course_cells: set[tuple[str, str]]) -> None:
+    """Drop nbgrader's "No response." comment; mark an answer cell whose check passed, and a cell of
+    the course's own (locked, or in ``course_cells``: (cell type, source) pairs), for the template (``PAGE_KEY``)."""
     meta = cell.metadata.get("nbgrader", {})
     if meta.get("comment") == NO_RESPONSE_COMMENT:
         meta["comment"] = None
     if meta.get("solution") and meta.get("grade_id") in passed_checks:
         cell.metadata[PAGE_KEY] = {"passed": True}
+    elif meta.get("locked") or (cell.cell_type, cell.source) in course_cells:  # locked: nbgrader restores it
+        cell.metadata[PAGE_KEY] = {"course": True}
+
+
+def released_course_cells(preprocessor, resources) -> set[tuple[str, str]]:
+    """(cell type, source) of the released notebook's cells that are neither answers nor tests;
+    empty outside an nbgrader run or when the course folder has no release of the notebook."""
+    import nbformat
+
+    coursedir, info = converter_coursedir(preprocessor), resources.get("nbgrader") or {}
+    if coursedir is None or not (info.get("assignment") and info.get("notebook")):
+        return set()
+    path = Path(coursedir.format_path(coursedir.release_directory, ".", info["assignment"])) / f"{info['notebook']}.ipynb"
+    try:
+        released = nbformat.read(path, as_version=4)
+    except (OSError, ValueError):
+        return set()
+    return {(cell.cell_type, cell.source) for cell in released.cells
+            if not (cell.metadata.get("nbgrader", {}).get("solution") or cell.metadata.get("nbgrader", {}).get("grade"))}
 
 
 class FeedbackPage(NbGraderPreprocessor):
@@ -216,9 +239,10 @@ class FeedbackPage(NbGraderPreprocessor):
         sources = instructor_sources(resources)
         summaries = check_summaries(nb, sources)
         passed_checks = {s.check for s in summaries if s.passed}
+        course_cells = released_course_cells(self, resources)
         for cell in nb.cells:
             tidy_outputs(cell, sources)
-            mark_for_the_page(cell, passed_checks)
+            mark_for_the_page(cell, passed_checks, course_cells)
         nb.cells = [cell for cell in nb.cells if cell.get("id") != SUMMARY_CELL_ID]
         note = working_folder_note(nb)
         if summaries or note:  # a notebook without hidden checks or a note gets no summary, not an empty heading
