@@ -7,6 +7,7 @@ import re
 
 from bs4 import BeautifulSoup
 
+from grader.course import course_name, create_course
 from grader.reporting.analysis import LateRow, assignment_summary
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.csv_tables import COLUMNS, write_csv
@@ -105,3 +106,16 @@ def test_an_assignment_without_submissions_still_gives_a_page_with_every_figure(
     soup = BeautifulSoup(render_page([assignment_summary(ClassReport("02_softmax", []))]), "html.parser")
     assert len(soup.select("img[data-figure]")) == 4
     assert soup.select_one('[data-stat="students"]').get_text() == "0"
+
+
+def test_the_page_is_titled_with_the_courses_name():
+    soup = BeautifulSoup(render_page([hostile_summary()], course_name="scaled-attention-lab"), "html.parser")
+    assert soup.h1.get_text() == "scaled-attention-lab: class report"
+    assert soup.title.get_text() == "scaled-attention-lab: class report, 02_softmax"
+
+
+def test_the_courses_name_is_its_nbgrader_course_id_not_its_folder(tmp_path):
+    course = create_course(tmp_path / "course")
+    assert course_name(course) == "scaled-attention-lab"
+    (course.root / "nbgrader_config.py").write_text("c = get_config()\n")
+    assert course_name(course) == "course"
