@@ -56,6 +56,7 @@ c.HTMLExporter.filters = SANITIZING_FILTERS
 c.HTMLExporter.extra_template_basedirs = EXTRA_TEMPLATE_BASEDIRS
 c.HTMLExporter.extra_template_paths = EXTRA_TEMPLATE_PATHS
 c.GenerateFeedback.exporter_class = FeedbackExporter
+c.FeedbackExporter.template_name = "feedback_page"  # grader/pages/templates/feedback_page: nbgrader's, tidied
 
 # Feedback never carries hidden test source (nor, by construction, expected values); FeedbackPage
 # adds the summary of every check at the top and tidies the graded outputs (grader.grading.preprocessors.feedback_page).

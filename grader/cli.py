@@ -9,6 +9,7 @@
     grader report ASSIGNMENT | --all         class report: terminal tables, an HTML page and its CSV
     grader similarity ASSIGNMENT             pairs of submissions possibly written together (instructors only)
     grader export --canvas FILE --roster R   grades as a CSV for Canvas's gradebook import
+    grader roster ROSTER.csv                 students' names from the roster into the gradebook (the formgrader's list)
     grader demo [--dir DIR] [--claims]       the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
@@ -114,6 +115,19 @@ def cmd_similarity(args) -> int:
     print_similar_pairs(report, make_console())
     if report.pairs:
         print(f"side by side: `grader report {args.assignment}`, section \"Possibly written together\"")
+    return 0
+
+
+def cmd_roster(args) -> int:
+    from grader.reporting.canvas import RosterError
+    from grader.reporting.roster_names import add_roster_names
+
+    course = _course(args)
+    try:
+        count = add_roster_names(course.db_url, Path(args.roster))
+    except RosterError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"names of {count} students from {args.roster} are in the gradebook")
     return 0
 
 
@@ -301,6 +315,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="update this existing Canvas assignment (repeatable); without it Canvas creates a new one")
     p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("roster", help="students' first and last names from the roster into the gradebook, "
+                                      "so nbgrader's formgrader lists them by name")
+    p.add_argument("roster", metavar="ROSTER.csv", help="the roster of `grader export --canvas`: columns Student "
+                   "(\"Last, First\"), ID, SIS User ID, SIS Login ID, Section; the nbgrader id as there")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
+    p.set_defaults(func=cmd_roster)
 
     p = sub.add_parser("demo", help="run the whole job end to end on a simulated class")
     p.add_argument("--dir", default=None,

@@ -192,6 +192,12 @@ def course_root_of(preprocessor) -> str:
     return CourseDirectory(config=preprocessor.config).root
 
 
+def course_name(course: Course) -> str:
+    """The course's name as its pages show it: nbgrader's ``c.CourseDirectory.course_id`` of its
+    config, or the course folder's name when the config sets none."""
+    return load_config(course).CourseDirectory.get("course_id") or course.root.name
+
+
 def load_config(course: Course):
     """The traitlets config of the course's ``nbgrader_config.py``.
 

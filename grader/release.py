@@ -29,14 +29,14 @@ def regenerate_release(assignments: list[str], console: Console) -> bool:
     """Regenerate the repository's ``release/<id>/`` for each assignment from a scratch course.
 
     Generating in a scratch folder keeps the repository free of a gradebook; only the student
-    notebook is copied back. First each source notebook's ``my_numbers`` cell is refreshed from
-    ``solutions.variants`` (``grader.grading.student_numbers``), so the notebooks derive the numbers as grading does.
+    notebook is copied back. First each source notebook's ``my_numbers`` cell is refreshed
+    (``grader.grading.student_numbers``), so every release imports the numbers as the course draws them.
     """
     ok = True
     for assignment in assignments:
         source = REPO_ROOT / "source" / assignment / f"{notebook_name(assignment)}.ipynb"
         if refresh_numbers_cell(source):
-            console.print(f"source/{assignment}: the my_numbers cell now holds solutions.variants' derivation")
+            console.print(f"source/{assignment}: the my_numbers cell was regenerated")
     with tempfile.TemporaryDirectory(prefix="release-") as scratch:
         course = create_course(Path(scratch))
         for assignment in assignments:

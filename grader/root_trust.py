@@ -32,8 +32,8 @@ from pathlib import Path
 
 CONFIG_FILE = "nbgrader_config.py"
 #: The packages a grading process imports that hold course code: the grader (its checks and
-#: page templates included) and the reference numerics.
-COURSE_PACKAGES = ("grader", "solutions")
+#: page templates included), the reference numerics and the per-student numbers.
+COURSE_PACKAGES = ("grader", "solutions", "course_numbers")
 
 
 class UntrustedError(RuntimeError):

@@ -26,7 +26,8 @@ from grader_tests.account_prefix import unused_account_prefix
 # Students need a Python 3.11 they can execute (this environment's may live in root's home) and
 # this environment's packages (nbgrader, ipykernel, numpy) on PYTHONPATH. A PYTHONPATH entry does
 # not run the editable install's finder, so `grader` and `solutions` are not importable: students
-# get what a JupyterHub user image gives them, nbgrader and the scientific stack.
+# get what a JupyterHub user image gives them, nbgrader and the scientific stack, and the course's
+# course_numbers (student_course_packages), as a course hub installs it.
 SITE_PACKAGES = next(p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix))
 
 
@@ -57,6 +58,22 @@ def student_site_packages() -> str:
     subprocess.run(["mount", "-o", "remount,bind,ro", target], capture_output=True)
     atexit.register(_unmount, target, base)
     return target
+
+
+@functools.cache
+def student_course_packages() -> str:
+    """A site-packages folder every account can read holding the course's packages that notebooks
+    import (``course_numbers``), put there as a course hub puts them into its students' environment."""
+    from grader.hub.environment import install_student_packages
+
+    env = Path(tempfile.mkdtemp(prefix="sal-student-env-"))
+    site = env / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    install_student_packages(env)
+    for folder in (env, *site.relative_to(env).parents, site.relative_to(env)):
+        os.chmod(env / folder, 0o755)
+    atexit.register(shutil.rmtree, env, True)
+    return str(site)
 
 
 def _unmount(target: str, base: str) -> None:
@@ -95,7 +112,8 @@ class Student:
             check: bool = True) -> subprocess.CompletedProcess:
         """Run ``args`` as this student in their home, with a minimal login-like environment."""
         env = {"HOME": str(self.home), "USER": self.name, "LOGNAME": self.name, "LANG": "C.UTF-8",
-               "PATH": "/usr/bin:/bin", "PYTHONPATH": student_site_packages()}
+               "PATH": "/usr/bin:/bin",
+               "PYTHONPATH": os.pathsep.join([student_course_packages(), student_site_packages()])}
         result = subprocess.run(["runuser", "-u", self.name, "--", "env", "-i",
                                  *[f"{k}={v}" for k, v in env.items()], *args],
                                 cwd=self.home, input=input, capture_output=True, text=True,

@@ -109,7 +109,7 @@ def graded_notes(released_course_template, tmp_path_factory):
 
 @pytest.mark.slow
 def test_a_feedback_page_draws_the_students_chinese_notes_with_real_glyphs(graded_notes, browser):  # noqa: F811
-    assert_drawn_with_glyphs(browser, graded_notes)
+    assert_drawn_with_glyphs(browser, graded_notes, f"我的笔记：{TAG}")  # the notes, not the course's folded text
 
 
 @pytest.mark.slow
@@ -118,7 +118,8 @@ def test_the_grading_table_of_a_feedback_page_has_padded_cells(graded_notes, bro
     try:
         page = context.new_page()
         page.goto(graded_notes.resolve().as_uri(), wait_until="load")
-        padding = page.evaluate("""() => [...document.querySelectorAll('div.text_cell_render table td')]
+        padding = page.evaluate("""() => [...document.querySelectorAll('details')].forEach(d => d.open = true)
+            || [...document.querySelectorAll('div.text_cell_render table td')]
             .filter(td => td.closest('table.feedback-summary') === null)
             .map(td => parseFloat(getComputedStyle(td).paddingLeft))""")
     finally:

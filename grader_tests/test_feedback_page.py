@@ -1,6 +1,7 @@
 """The feedback page: a summary of every check on top, tidy graded outputs, text that wraps, and a page for ungradable work."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -14,7 +15,8 @@ from grader.course import load_config
 from grader.demo.corpus import get_submission, hand_in
 from grader.grading.grade_one import grade_one
 from grader.grading.preprocessors.decide_verdicts import verdict_outputs
-from grader.grading.preprocessors.feedback_page import CALLS_A_STUB_NOTE, NOT_ATTEMPTED_NOTE, PAGE_CSS, FeedbackPage
+from grader.grading.preprocessors.feedback_page import (CALLS_A_STUB_NOTE, NO_RESPONSE_COMMENT, NOT_ATTEMPTED_NOTE,
+                                                         PAGE_CSS, PAGE_KEY, FeedbackPage)
 from grader.grading.status_page import WHAT_TO_DO, ungradable_page
 
 HOSTILE = '<script>alert("x")</script>'
@@ -96,6 +98,32 @@ def test_an_untouched_stub_shows_one_plain_line_instead_of_a_traceback():
     assert [o.get("text") for o in nb.cells[1].outputs] == [CALLS_A_STUB_NOTE]
 
 
+def test_inline_code_in_what_to_fix_is_shown_as_code_not_backticks():
+    nb, _ = _page(_graded_cell(_failed("softmax", 0.5, "wrong type — returned a `list`, not a `numpy.ndarray`"), 4))
+    assert "<code>list</code>" in _summary(nb) and "<code>numpy.ndarray</code>" in _summary(nb)
+    assert "`" not in _summary(nb)
+
+
+def test_an_answer_left_as_released_gets_no_no_response_comment():
+    answer = new_code_cell("raise NotImplementedError()", metadata={"nbgrader": {
+        "solution": True, "grade": False, "grade_id": "softmax", "comment": NO_RESPONSE_COMMENT}})
+    written = new_code_cell("x = 1", metadata={"nbgrader": {
+        "solution": True, "grade": False, "grade_id": "entropy", "comment": "Well done."}})
+    nb, _ = _page(answer, written)
+    assert nb.cells[0].metadata.nbgrader["comment"] is None
+    assert nb.cells[1].metadata.nbgrader["comment"] == "Well done."
+
+
+def test_only_an_answer_whose_check_passed_is_marked_to_be_folded():
+    def answer(name):
+        return new_code_cell(f"def {name}(x): ...", metadata={"nbgrader": {"solution": True, "grade": False,
+                                                                          "grade_id": name}})
+    nb, _ = _page(answer("softmax"), _graded_cell(Verdict("softmax", 1.0, [CaseVerdict("c", 1.0, None)]), 4),
+                  answer("entropy"), _graded_cell(_failed("entropy", 0.5, "inaccurate — on a case: off"), 3))
+    marked = {cell.metadata.nbgrader["grade_id"] for cell in nb.cells if PAGE_KEY in cell.metadata}
+    assert marked == {"softmax"}
+
+
 def test_the_page_css_makes_verdict_text_wrap_and_leaves_nbgrader_s_score_index_shown():
     _, resources = _page()
     assert resources["inlining"]["css"] == ["base", PAGE_CSS]
@@ -147,8 +175,7 @@ def test_a_generated_page_shows_the_summary_first_and_its_verdicts_wrap(generate
     page = generated_page
     measure = """() => ({
         summaryTop: document.querySelector('div.feedback-summary').getBoundingClientRect().top,
-        firstCellTop: document.querySelector('div.input_area').getBoundingClientRect().top,
-        tocVisible: document.querySelector('div#toc') !== null && document.querySelector('div#toc').offsetParent !== null,
+        firstCellTop: document.querySelector('div.nbgrader_cell').getBoundingClientRect().top,
         summaryText: document.querySelector('div.feedback-summary').innerText,
         overflowing: [...document.querySelectorAll('div.output_area pre')]
             .filter(pre => pre.scrollWidth > pre.clientWidth + 1).map(pre => pre.innerText.slice(0, 60)),
@@ -156,7 +183,7 @@ def test_a_generated_page_shows_the_summary_first_and_its_verdicts_wrap(generate
     })"""
     visit = open_page(browser, page, browser_artefacts / "feedback-page.png", marks_script=f"({measure})()")
     marks = visit.marks
-    assert marks["summaryTop"] < marks["firstCellTop"] and marks["tocVisible"]
+    assert marks["summaryTop"] < marks["firstCellTop"]
     assert "Fix first" in marks["summaryText"] and "no max subtraction" in marks["summaryText"]
     for check in ("softmax", "entropy", "score_gradient", "answer_culprit"):
         assert check in marks["summaryText"]
@@ -182,3 +209,40 @@ def test_a_figure_on_the_page_fits_a_narrow_window(generated_page, browser, brow
         assert figure["right"] <= figure["cellRight"] + 1
         assert figure["ratio"] == pytest.approx(figure["naturalRatio"], rel=0.02)  # shrunk, not squashed
     assert marks["pageWidth"] <= marks["windowWidth"]
+
+
+@pytest.mark.slow
+def test_a_softmax_page_is_shorter_than_4000_px_at_1440_px_wide(generated_page, browser,  # noqa: F811
+                                                                browser_artefacts):  # noqa: F811
+    visit = open_page(browser, generated_page, browser_artefacts / "feedback-page-1440.png",
+                      marks_script="document.documentElement.scrollHeight", viewport={"width": 1440, "height": 900})
+    assert 0 < visit.marks < 4000, f"{visit.marks} px"
+
+
+@pytest.mark.slow
+def test_the_page_header_names_the_assignment_with_the_tables_number_format(generated_page):
+    page = generated_page.read_text(encoding="utf-8")
+    assert re.search(r'<h1 class="feedback-title">Feedback on 02_softmax: \d+(\.\d+)? / 21</h1>', page)
+    assert "(Score:" not in page and "Score: 2.67 / 4 " in page  # each cell's score as the table writes it
+
+
+@pytest.mark.slow
+def test_a_generated_page_has_no_empty_comments_and_no_numbers_derivation(generated_page):
+    page = generated_page.read_text(encoding="utf-8")
+    assert "No response." not in page
+    assert "variant_unit" not in page and "hashlib" not in page  # the derivation lives in course_numbers
+
+
+@pytest.mark.slow
+def test_the_courses_text_and_passed_answers_are_folded_and_failed_answers_open(generated_page, browser):  # noqa: F811
+    measure = """() => ({
+        open: [...document.querySelectorAll('div.nbgrader_cell')].filter(c => !c.querySelector('details'))
+            .map(c => c.innerText.split('\\n')[0]),
+        folded: [...document.querySelectorAll('details.passed-answer summary')].map(s => s.innerText),
+        courseText: document.querySelectorAll('details.course-text:not([open])').length,
+    })"""
+    marks = open_page(browser, generated_page, marks_script=f"({measure})()").marks
+    assert any("answer_culprit" in text for text in marks["folded"])
+    assert not any("softmax:" in text or "score_gradient" in text for text in marks["folded"])
+    assert [text for text in marks["open"] if text.startswith("Your answer")] == ["Your answer", "Your answer"]
+    assert marks["courseText"] >= 8

@@ -7,6 +7,7 @@ import re
 
 from bs4 import BeautifulSoup
 
+from grader.course import course_name, create_course
 from grader.reporting.analysis import LateRow, assignment_summary
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.csv_tables import COLUMNS, write_csv
@@ -119,3 +120,16 @@ def test_every_figures_alternative_text_gives_the_numbers_it_shows():
     for label, count in summary.report.histogram():
         assert f"{label}: {count}" in alt["histogram"]
     assert alt["grading_times"].endswith(": 2 submissions, median 3.0 s, slowest 3.0 s")
+
+
+def test_the_page_is_titled_with_the_courses_name():
+    soup = BeautifulSoup(render_page([hostile_summary()], course_name="scaled-attention-lab"), "html.parser")
+    assert soup.h1.get_text() == "scaled-attention-lab: class report"
+    assert soup.title.get_text() == "scaled-attention-lab: class report, 02_softmax"
+
+
+def test_the_courses_name_is_its_nbgrader_course_id_not_its_folder(tmp_path):
+    course = create_course(tmp_path / "course")
+    assert course_name(course) == "scaled-attention-lab"
+    (course.root / "nbgrader_config.py").write_text("c = get_config()\n")
+    assert course_name(course) == "course"

@@ -105,6 +105,7 @@ def _hostile_cells(paths, port, marker):
         "read_public_beside_solutions": f"print(open({str(site / 'public.txt')!r}).read())",
         "import_solutions": "import solutions",
         "import_grader": "import grader",
+        "import_course_numbers": "import course_numbers\nprint(course_numbers.numbers_for('ada', '04_attention'))",
         "write_course_root": f"open({str(course / 'planted.txt')!r}, 'w').write('x')",
         "write_other_student": f"open({str(paths['other_autograded'] / 'planted.txt')!r}, "
                                "'w').write('x')",
@@ -218,6 +219,13 @@ def test_files_beside_a_hidden_package_stay_readable(hostile):
 @pytest.mark.parametrize("cell", ["import_solutions", "import_grader"])
 def test_project_packages_cannot_be_imported(hostile, cell):
     assert hostile.errors(cell) == ["ModuleNotFoundError"]
+
+
+def test_the_per_student_numbers_package_can_be_imported(hostile):
+    from course_numbers import numbers_for
+
+    assert hostile.errors("import_course_numbers") == []
+    assert str(numbers_for("ada", "04_attention")) in hostile.text("import_course_numbers")
 
 
 @pytest.mark.parametrize("cell,path", [

@@ -1,16 +1,21 @@
-"""Per-student numbers: one derivation in the notebooks and on the grading side, and draws that still teach."""
+"""Per-student numbers: one derivation (``course_numbers``) in the notebooks and on the grading side, a short
+``my_numbers`` cell first in every notebook, and draws that still teach."""
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import os
 import string
+import sys
+from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
 from check_harness import VARIANT_STUDENTS, judge
 
+import course_numbers
 from grader.checks import all_checks, get_check
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.course import ASSIGNMENTS, REPO_ROOT
@@ -220,10 +225,38 @@ def test_the_lessons_answer_typed_in_is_named_as_such():
     assert verdict.misconception is not None and verdict.misconception.name == "lesson's numbers"
 
 
-def test_the_numbers_cell_runs_with_the_standard_library_only():
+def test_the_numbers_cell_imports_only_the_numbers_package():
     env_before = dict(os.environ)
     numbers, _ = run_numbers_cell(with_graded_student(numbers_cell_source("04_attention"), "ada"))
     assert numbers == numbers_for("ada", "04_attention") and dict(os.environ) == env_before
-    imports = [line for line in numbers_cell_source("04_attention").splitlines()
-               if line.lstrip().startswith(("import ", "from "))]
-    assert all(line.split()[1] in {"hashlib", "math", "os", "pwd"} for line in imports), imports
+    imports = [node for node in ast.walk(ast.parse(numbers_cell_source("04_attention")))
+               if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert [getattr(node, "module", None) for node in imports] == ["course_numbers"]
+
+
+def test_the_numbers_package_needs_only_the_standard_library():
+    tree = ast.parse(Path(course_numbers.__file__).read_text(encoding="utf-8"))
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert imported and imported <= set(sys.stdlib_module_names), imported
+
+
+@pytest.mark.parametrize("folder", ["source", "release"])
+@assignments
+def test_every_numbers_cell_is_at_most_15_lines(folder, assignment):
+    assert len(numbers_cell(folder, assignment).source.splitlines()) <= 15
+
+
+@pytest.mark.parametrize("folder", ["source", "release"])
+@assignments
+def test_the_numbers_cell_is_the_first_code_cell_under_its_heading(folder, assignment):
+    notebook = nbformat.read(REPO_ROOT / folder / assignment / f"{ASSIGNMENTS[assignment]}.ipynb", as_version=4)
+    first_code = next(i for i, cell in enumerate(notebook.cells) if cell.cell_type == "code")
+    assert notebook.cells[first_code].metadata["nbgrader"]["grade_id"] == NUMBERS_CELL
+    assert first_code == 2 and notebook.cells[1].source.startswith("## Your numbers")
+
+
+def test_the_numbers_of_an_unknown_assignment_are_refused_by_name():
+    with pytest.raises(ValueError, match="'05_missing'.*01_variance"):
+        course_numbers.notebook_numbers("05_missing", "ada")

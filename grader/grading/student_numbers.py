@@ -1,64 +1,43 @@
 """Per-student numbers on the grading side: the notebooks' ``my_numbers`` cell and the graded student.
 
-The parameters themselves come from ``solutions.variants`` (the one derivation, which each
-notebook's ``my_numbers`` cell holds a copy of). This module writes that cell and, when a
-submission is graded, fixes its student id inside it: the sandboxed kernel runs under an account
-that is not the student's, so ``PrepareProbes`` sets ``_GRADED_STUDENT_ID`` to the id nbgrader
-recorded for the submission. That only lets the student's own code compute from the right
-numbers; the verdicts take the numbers from ``solutions.variants.numbers_for`` with the same id,
-never from the kernel.
+The derivation is ``course_numbers`` (standard library only, in the students' environment and
+visible inside the sandboxed kernel); the notebooks' ``my_numbers`` cell only imports it, so the
+cell is a few lines and the feedback pages, which show every cell, stay short. This module writes
+that cell and, when a submission is graded, fixes its student id inside it: the sandboxed kernel
+runs under an account that is not the student's, so ``PrepareProbes`` sets ``_GRADED_STUDENT_ID``
+to the id nbgrader recorded for the submission. That only lets the student's own code compute from
+the right numbers; the verdicts take the numbers from ``solutions.variants.numbers_for`` with the
+same id, never from the kernel.
 
 The cell leaves only ``my_numbers`` (the student API) and names with a leading underscore in the
-student's namespace: the derivation runs inside the function ``_my_numbers``, so none of its
-helpers or imports (``math``, ``os``, ``show_numbers`` ...) can clobber a name the student uses.
+student's namespace.
 """
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
-from solutions.variants import ASSIGNMENT_ITEMS, notebook_copy
+from solutions.variants import ASSIGNMENT_ITEMS
 
-#: grade_id of the locked cell that defines ``my_numbers`` near the top of each notebook.
+#: grade_id of the locked cell that defines ``my_numbers``, the first code cell of each notebook.
 NUMBERS_CELL = "my_numbers"
 
 #: The line of that cell the grader replaces by the submission's student id.
 STUDENT_LINE = "_GRADED_STUDENT_ID = None  # when your hand-in is graded, the grader writes its student id here"
 
-_HEADER = """\
-# Your numbers. The quiz items (answer_...) of this notebook are graded for numbers drawn for you from
-# your student id, the login name that `nbgrader submit` hands in under; the text keeps the lessons'
-# numbers as the worked example. my_numbers[item] is a dict of one item's numbers, for example
-# my_numbers["{example}"]: compute each answer from it. How they are drawn (below; not a secret, it
-# only makes copied answers useless): SHA-256 of the course id, your id and the item picks each
-# number from a short list of values that keep the item meaningful.
-"""
+_CELL = """\
+# Your numbers: the quiz items (answer_...) are graded for numbers drawn from your student id, the login
+# name `nbgrader submit` hands in under. my_numbers[item] is a dict of one item's numbers, for example
+# my_numbers["{example}"]: compute each answer from it. How they are drawn (not a
+# secret; it only makes copied answers useless): `import course_numbers; help(course_numbers)`.
+from course_numbers import notebook_numbers as _notebook_numbers
 
-_FUNCTION_HEAD = """
-
-def _my_numbers(assignment, graded_student_id):
-    \"\"\"The numbers of ``assignment``'s quiz items for the student (printed too): item -> its parameters.
-
-    Everything the derivation needs lives inside this function, so the notebook's own names stay yours.
-    \"\"\"
-"""
-
-_FOOTER = """
-    student = notebook_student_id() if graded_student_id is None else graded_student_id
-    numbers = {{item: params for item, params in variant_numbers(student).items()
-               if item in ASSIGNMENT_ITEMS[assignment]}}
-    print(show_numbers(numbers, student))
-    return numbers
-
-
-my_numbers = _my_numbers("{assignment}", _GRADED_STUDENT_ID)"""
+{student_line}
+my_numbers = _notebook_numbers("{assignment}", _GRADED_STUDENT_ID)"""
 
 
 def numbers_cell_source(assignment: str) -> str:
-    """The source of ``assignment``'s ``my_numbers`` cell: the derivation and the student's numbers."""
-    example = ASSIGNMENT_ITEMS[assignment][0]
-    return (_HEADER.format(example=example) + STUDENT_LINE + "\n" + _FUNCTION_HEAD
-            + textwrap.indent(notebook_copy(), "    ") + "\n" + _FOOTER.format(assignment=assignment))
+    """The source of ``assignment``'s ``my_numbers`` cell (8 lines): an import and the student's numbers."""
+    return _CELL.format(example=ASSIGNMENT_ITEMS[assignment][0], student_line=STUDENT_LINE, assignment=assignment)
 
 
 def with_graded_student(source: str, student: str) -> str:
@@ -77,7 +56,7 @@ def with_graded_student(source: str, student: str) -> str:
 def refresh_numbers_cell(notebook_path) -> bool:
     """Rewrite the ``my_numbers`` cell of a source notebook from ``numbers_cell_source``; True if it changed.
 
-    The cell holds a copy of the derivation, so ``grader release`` refreshes it before generating.
+    ``grader release`` refreshes it before generating, so every release holds the current cell.
     ValueError when the notebook has no such cell.
     """
     import nbformat

@@ -3,9 +3,10 @@
 The environment (``cache/env``) is a virtual environment made from a Python every account can run,
 readable by everyone: JupyterHub (the hub itself and ``jupyterhub-singleuser``), JupyterLab 4,
 nbgrader (its JupyterLab extensions), numpy, matplotlib, ipykernel, and the third-party packages
-the course's ``nbgrader_config.py`` imports (so the instructor's formgrader can load it). It holds
-neither ``grader`` nor ``solutions``: only the instructor's server finds those, in the course folder
-(``PYTHONPATH``), which no student can read.
+the course's ``nbgrader_config.py`` imports (so the instructor's formgrader can load it), and the
+course's ``course_numbers`` (standard library only), which the notebooks' ``my_numbers`` cell
+imports. It holds neither ``grader`` nor ``solutions``: only the instructor's server finds those, in
+the course folder (``PYTHONPATH``), which no student can read.
 
 A stamp file records what was installed; a second hub with the same list reuses the environment.
 """
@@ -23,6 +24,7 @@ from pathlib import Path
 from grader.course import REPO_ROOT
 from grader.hub.layout import HubLayout
 from grader.hub.preflight import shared_python
+from grader.sandbox.limits import STUDENT_PACKAGES, package_dirs
 
 #: What a hub's servers need besides the course config's own imports (pyproject's dependencies).
 HUB_PACKAGES = ("jupyterhub>=5,<7", "jupyterlab>=4,<5", "ipykernel>=6.29")
@@ -97,12 +99,29 @@ def _ensure_environment(layout: HubLayout, say) -> Path:
         _run([shared_python(), "-m", "venv", str(env)], "python3.11 -m venv", 300)
         _run([str(env / "bin" / "python"), "-m", "pip", "install", "--quiet", *wanted], "pip install", PIP_TIMEOUT)
         (env / STAMP).write_text(json.dumps({"stamp": stamp, "packages": wanted}))
+    install_student_packages(env)
     overrides = env / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     overrides.parent.mkdir(parents=True, exist_ok=True)
     overrides.write_text(json.dumps(LAB_OVERRIDES, indent=1))
     overrides.chmod(0o644)
     _open_to_everyone(env)
     return env / "bin"
+
+
+def install_student_packages(env: Path) -> None:
+    """Copy the course's packages that notebooks import (``STUDENT_PACKAGES``) into ``env``'s
+    site-packages, replacing an older copy: on every start, so the students always have the current
+    ones. RuntimeError when ``env`` has no site-packages folder or a package is not found."""
+    sites = sorted(env.glob("lib/python3*/site-packages"))
+    if len(sites) != 1:
+        raise RuntimeError(f"{env} has {len(sites)} site-packages folders, not one; remove it to build it anew")
+    for name in STUDENT_PACKAGES:
+        found = package_dirs([name])
+        if not found:
+            raise RuntimeError(f"the course package {name!r} is not installed here; run `make install`")
+        target = sites[0] / name
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(found[0], target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
 
 def ensure_proxy(layout: HubLayout, say=print) -> Path:

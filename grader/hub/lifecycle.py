@@ -36,12 +36,12 @@ from grader.hub.drafts import seed_drafts, take_draft
 from grader.hub.environment import ensure_environment, ensure_proxy
 from grader.hub.jupyter_config import Ports, hub_config, write_role_configs
 from grader.hub.layout import HubLayout
+from grader.root_trust import COURSE_PACKAGES
 from grader.settings import DB_URL, EXCHANGE_ROOT
 
 EXCHANGE_VARIABLE = EXCHANGE_ROOT.name
 START_TIMEOUT = 180  # seconds for the hub to answer on a busy machine
 STOP_TIMEOUT = 30
-COURSE_PACKAGES = ("grader", "solutions")
 
 
 class HubError(RuntimeError):

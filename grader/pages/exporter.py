@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from html import escape
 
 import cachetools
-from jinja2 import DictLoader
+from jinja2 import DictLoader, FileSystemLoader
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
@@ -26,6 +26,7 @@ from traitlets import Bool, default
 
 from grader.pages.accessibility import FEEDBACK_PAGE_CSS, with_page_language
 from grader.pages.csp import add_csp_meta
+from grader.pages.formgrader import NBGRADER_TEMPLATES
 from grader.pages.html_sanitizer import sanitize_fragment
 from grader.pages.markdown import IMAGES_KEY, page_markdown_to_html
 from grader.pages.notebook_images import NotebookImages
@@ -53,7 +54,8 @@ class FeedbackExporter(HTMLExporter):
 
     @default("extra_loaders")
     def _no_mathjax_loader(self):
-        return [DictLoader(NO_MATHJAX)]
+        # nbgrader's templates by their own names: the course's 'feedback_page' extends 'feedback/index.html.j2'
+        return [DictLoader(NO_MATHJAX), FileSystemLoader(str(NBGRADER_TEMPLATES))]
 
     def default_filters(self):
         yield from super().default_filters()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.course import Course
+from grader.course import Course, course_name
 
 REPORTS_DIR = "reports"
 
@@ -34,5 +34,5 @@ def write_report(course: Course, assignments: list[str], html_path: Path | None 
         name = assignments[0] if len(assignments) == 1 else "class-report"
         html_path = course.root / REPORTS_DIR / f"{name}.html"
     html_path = Path(html_path)
-    write_page(summaries, html_path, course_name=course.root.name)
+    write_page(summaries, html_path, course_name=course_name(course))
     return html_path, write_csv(summaries, html_path.with_suffix(".csv"))

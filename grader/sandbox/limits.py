@@ -15,6 +15,8 @@ SYSTEM_PATHS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/l
 
 # Packages the student's kernel must never read: the reference numerics and the grader.
 HIDDEN_PACKAGES = ("solutions", "grader")
+# Packages of the course the student's kernel imports, read-only: the per-student numbers.
+STUDENT_PACKAGES = ("course_numbers",)
 
 
 class SandboxError(RuntimeError):

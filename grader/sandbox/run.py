@@ -39,6 +39,7 @@ from .launcher import kill_processes_of_uid
 from .leftover_budget import LeftoverBudget
 from .leftovers import make_mode_safe
 from .limits import HIDDEN_PACKAGES, SYSTEM_PATHS, SandboxError, SandboxLimits, package_dirs, python_prefixes
+from .limits import STUDENT_PACKAGES
 from .uid_slots import UidSlot, reserve_uid
 
 LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launcher.py")
@@ -333,7 +334,8 @@ class SandboxRun:
             "mount_namespace": self.support.available(L.FILESYSTEM),
             "pid_namespace": self.support.available(L.PROCESS_CLEANUP),
             "system_paths": list(SYSTEM_PATHS),
-            "readonly_paths": python_prefixes(executable) + list(self.limits.readonly_paths),
+            "readonly_paths": (python_prefixes(executable) + package_dirs(STUDENT_PACKAGES)
+                               + list(self.limits.readonly_paths)),
             "hidden_paths": self.hidden_paths(),
             "workdir_hidden": list(self.workdir_hidden),
             "sandbox_home": SANDBOX_HOME,

@@ -12,24 +12,37 @@ the gradebook) and ``CSSHTMLHeaderPreprocessor`` (the page's inline CSS), and:
   zero-score error), keeping the verdict text;
 - replaces the traceback of a cell that still raises the released NotImplementedError (the stub
   itself, or a figure cell calling it) by one plain line;
-- makes long verdict text wrap instead of running past the right edge of its box.
+- makes long verdict text wrap instead of running past the right edge of its box;
+- drops nbgrader's "No response." comment under an answer left as released, and marks the cells
+  the course's template (``grader/pages/templates/feedback_page``) folds (``PAGE_KEY``): the answers
+  whose check passed and the course's own text and code (cells as the release notebook has them;
+  a cell the student added stays open), so the page is the work that needs attention and the verdicts.
 
 Every text that can come from a submission (exception messages inside a verdict) is HTML-escaped.
 """
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from grader.course import converter_coursedir
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.grading.probe_cells import probe_cells_from_gradebook
 from grader.grading.verdict_records import verdict_records
 from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY, WORKING_FOLDER_NOTE
 
 SUMMARY_CELL_ID = "feedback-summary"
+#: nbgrader's automatic comment on an answer cell left as released: says nothing the page does not.
+NO_RESPONSE_COMMENT = "No response."
+#: Cell metadata the feedback template reads: ``{"passed": True}`` on an answer whose check passed,
+#: ``{"course": True}`` on a cell of the course's own (text, setup, figures) as released.
+PAGE_KEY = "feedback_page"
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
 NOT_ATTEMPTED_NOTE = "Not attempted yet: this cell still raises NotImplementedError, as released.\n"
 CALLS_A_STUB_NOTE = ("This cell did not run to the end: it uses a function that is not written yet "
                      "(it still raises NotImplementedError).\n")
@@ -44,6 +57,13 @@ div.text_cell_render table:not(.feedback-summary) :is(th, td) {{ padding: 0.3em 
   border: 1px solid #ccc; text-align: left; vertical-align: top; }}
 div.output_area pre, div.output_text pre {{ white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; }}
 div.output_area img {{ max-width: 100%; height: auto; }}
+div.prompt {{ display: none; }}
+h1.feedback-title {{ font-size: 1.6em; margin: 0.2em 0; }}
+details > summary {{ cursor: pointer; margin: 0.2em 0; }}
+details > summary > :is(h1, h2, h3, h4, p, div) {{ display: inline; }}
+details > summary > h1 {{ font-size: 1.6em; }}
+div.panel.nbgrader_cell {{ margin-bottom: 6px; }}
+details.course-code > summary > div.panel-heading {{ display: inline-block; width: calc(100% - 1.5em); }}
 table.feedback-summary {{ width: 100%; margin: 0.5em 0 1em 0; border-collapse: collapse; }}
 table.feedback-summary th, table.feedback-summary td {{ padding: 0.3em 0.6em; border-bottom: 1px solid #ddd;
   vertical-align: top; text-align: left; white-space: nowrap; }}
@@ -127,14 +147,14 @@ def summary_html(summaries: list[CheckSummary], note: str = "") -> str:
     if failing:
         first = failing[0]
         lead = (f'<p class="fix-first"><b>Fix first:</b> <a href="#{_e(first.grade_id)}"><code>{_e(first.check)}</code></a>'
-                f" &mdash; {_e(first.advice)}</p>")
+                f" &mdash; {_text(first.advice)}</p>")
     elif summaries:
         lead = '<p class="all-passed"><b>Every check passed.</b></p>'
     else:
         lead = ""
     rows = []
     for s in summaries:
-        status = "&#10003; passed" if s.passed else f"&#10007; {_e(s.advice)}"
+        status = "&#10003; passed" if s.passed else f"&#10007; {_text(s.advice)}"
         rows.append(f'<tr class="{"passed" if s.passed else "failed"}">'
                     f'<td><a href="#{_e(s.grade_id)}"><code>{_e(s.check)}</code></a></td>'
                     f'<td class="score">{s.score:g} / {s.points:g}</td><td class="status">{status}</td></tr>')
@@ -145,6 +165,11 @@ def summary_html(summaries: list[CheckSummary], note: str = "") -> str:
 
 def _e(text: str) -> str:
     return html.escape(str(text), quote=True)
+
+
+def _text(text: str) -> str:
+    """A verdict's sentence as HTML: escaped, with its `inline code` as <code>."""
+    return _INLINE_CODE.sub(r"<code>\1</code>", _e(text))
 
 
 def _source(cell, sources: dict[str, str] | None) -> str | None:
@@ -177,6 +202,35 @@ def tidy_outputs(cell, sources: dict[str, str] | None = None) -> None:
                     for o in cell.outputs]
 
 
+def mark_for_the_page(cell, passed_checks: set[str], course_cells: set[tuple[str, str]]) -> None:
+    """Drop nbgrader's "No response." comment; mark an answer cell whose check passed, and a cell of
+    the course's own (locked, or in ``course_cells``: (cell type, source) pairs), for the template (``PAGE_KEY``)."""
+    meta = cell.metadata.get("nbgrader", {})
+    if meta.get("comment") == NO_RESPONSE_COMMENT:
+        meta["comment"] = None
+    if meta.get("solution") and meta.get("grade_id") in passed_checks:
+        cell.metadata[PAGE_KEY] = {"passed": True}
+    elif meta.get("locked") or (cell.cell_type, cell.source) in course_cells:  # locked: nbgrader restores it
+        cell.metadata[PAGE_KEY] = {"course": True}
+
+
+def released_course_cells(preprocessor, resources) -> set[tuple[str, str]]:
+    """(cell type, source) of the released notebook's cells that are neither answers nor tests;
+    empty outside an nbgrader run or when the course folder has no release of the notebook."""
+    import nbformat
+
+    coursedir, info = converter_coursedir(preprocessor), resources.get("nbgrader") or {}
+    if coursedir is None or not (info.get("assignment") and info.get("notebook")):
+        return set()
+    path = Path(coursedir.format_path(coursedir.release_directory, ".", info["assignment"])) / f"{info['notebook']}.ipynb"
+    try:
+        released = nbformat.read(path, as_version=4)
+    except (OSError, ValueError):
+        return set()
+    return {(cell.cell_type, cell.source) for cell in released.cells
+            if not (cell.metadata.get("nbgrader", {}).get("solution") or cell.metadata.get("nbgrader", {}).get("grade"))}
+
+
 class FeedbackPage(NbGraderPreprocessor):
     """Summary at the top, tidy graded outputs, wrapping verdict text (see the module docstring)."""
 
@@ -184,8 +238,11 @@ class FeedbackPage(NbGraderPreprocessor):
         # ClearHiddenTests has removed the probe lines by now: trust comes from the gradebook.
         sources = instructor_sources(resources)
         summaries = check_summaries(nb, sources)
+        passed_checks = {s.check for s in summaries if s.passed}
+        course_cells = released_course_cells(self, resources)
         for cell in nb.cells:
             tidy_outputs(cell, sources)
+            mark_for_the_page(cell, passed_checks, course_cells)
         nb.cells = [cell for cell in nb.cells if cell.get("id") != SUMMARY_CELL_ID]
         note = working_folder_note(nb)
         if summaries or note:  # a notebook without hidden checks or a note gets no summary, not an empty heading
