@@ -197,13 +197,15 @@ class HubUser:
 
 # ---- a feedback page open in JupyterLab's HTML viewer ---------------------------------------------
 #: What the page shows, read inside the viewer's frame: the summary rows (check, score, what to fix),
-#: maths elements with their size, images that failed to load, and the visible text.
+#: then, with every fold opened as a reader would open it, maths elements with their size, images that
+#: failed to load, and the visible text.
 FEEDBACK_READOUT = """() => ({
     rows: Array.from(document.querySelectorAll('table.feedback-summary tbody tr')).map(r =>
         Array.from(r.cells).map(c => c.innerText.trim())),
     summaryVisible: (() => { const t = document.querySelector('table.feedback-summary');
         if (!t) return false; const b = t.getBoundingClientRect(); return b.width > 0 && b.height > 0; })(),
     fixFirst: (document.querySelector('p.fix-first, p.all-passed') || {innerText: ''}).innerText,
+    folds: Array.from(document.querySelectorAll('details')).map(d => { d.open = true; return 1; }).length,
     maths: Array.from(document.querySelectorAll('math')).map(m => {
         const b = m.getBoundingClientRect(); return [b.width, b.height]; }),
     brokenImages: Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 60)),

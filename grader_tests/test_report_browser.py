@@ -119,10 +119,10 @@ def test_feedback_page_loads_from_its_file_without_errors_or_requests(feedback_p
 def test_feedback_page_shows_the_gradebook_scores(feedback_page, gradebook):
     score, max_score, cells, _ = gradebook[0][LATE_STUDENT]
     text = BeautifulSoup(feedback_page.dom, "html.parser").get_text(" ", strip=True)
-    total = re.search(r"\(Score: ([\d.]+) / ([\d.]+)\)", text)
+    total = re.search(rf"Feedback on {ASSIGNMENT}: ([\d.]+) / ([\d.]+)", text)
     assert total and float(total.group(1)) == pytest.approx(score, abs=0.006)
     assert float(total.group(2)) == max_score
-    shown = {name: float(points) for name, points in re.findall(r"Grade cell: (\w+) Score: ([\d.]+) /", text)}
+    shown = {name: float(points) for name, points in re.findall(r"Test cell (\w+) Score: ([\d.]+) /", text)}
     assert shown.keys() == cells.keys()
     assert all(shown[name] == pytest.approx(cells[name], abs=0.006) for name in cells)
 

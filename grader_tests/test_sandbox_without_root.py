@@ -16,7 +16,7 @@ import stat
 
 import pytest
 
-from grader.sandbox.limits import package_dirs
+from grader.sandbox.limits import STUDENT_PACKAGES, package_dirs
 from grader_tests.ordinary_user import ordinary_user, skip_reason
 from grader_tests.syscall_filter_cells import DIRECT_ATTACKS
 
@@ -45,7 +45,8 @@ listener.bind(("127.0.0.1", 0))
 listener.listen(1)
 targets = {"course folder": course, "gradebook": os.path.join(course, "gradebook.db"),
            "course secret": os.path.join(course, ".grader", "course_secret"),
-           "solutions": solutions, "original solutions": original_solutions, "home": home}
+           "solutions": solutions, "original solutions": original_solutions, "home": home,
+           "checkout": os.path.dirname(solutions)}
 cells = [
     "import json, os, sys, time\n"
     "print(json.dumps({'forked': 'numpy' in sys.modules, 'pid': os.getpid(), 'uid': os.getuid(),"
@@ -175,8 +176,12 @@ def test_the_kernel_cannot_read_the_solutions_package(reports, copy):
     assert reports[1][copy] in ("FileNotFoundError", "PermissionError")
 
 
-def test_the_kernel_sees_nothing_of_the_accounts_home(reports):
-    assert "checkout" not in reports[1]["home"]
+def test_the_kernel_sees_of_the_accounts_home_only_the_folders_leading_to_what_it_reads(reports):
+    assert set(reports[1]["home"]) <= {"course", "checkout"}
+
+
+def test_the_kernel_sees_of_the_checkout_only_the_packages_notebooks_import(reports):
+    assert reports[1]["checkout"] in (sorted(STUDENT_PACKAGES), "FileNotFoundError")
 
 
 def test_the_kernel_cannot_reach_a_listener_on_the_loopback_outside(reports):

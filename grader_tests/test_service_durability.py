@@ -56,6 +56,11 @@ def wait_for(predicate, timeout: float = 600, what: str = "") -> None:
         time.sleep(0.2)
 
 
+def result_lines(log: str, account: str) -> list[str]:
+    """The service's result lines (``<account> <assignment> graded <score>/<max> ...``) of one account."""
+    return [line for line in log.splitlines() if f" {account} {ASSIGNMENT} graded " in f" {line}"]
+
+
 def rows_in(setup: ServiceCourse, *states: str):
     if not (setup.course.root / ".grader" / "service.sqlite").exists():
         return []
@@ -180,7 +185,10 @@ def test_a_rush_killed_mid_grading_and_restarted_answers_every_hand_in_exactly_o
             rush.release()
             written = rush.wait()
         assert max(w.written_at for w in written) - min(w.written_at for w in written) < 1.0
-        wait_for(lambda: rows_in(setup, RELEASED) and rows_in(setup, GRADING), what="the rush half answered")
+        # killed while one is being graded, not between a release and its result line
+        wait_for(lambda: rows_in(setup, GRADING) and (released := rows_in(setup, RELEASED)) and all(
+                     result_lines((tmp_path / "killed.log").read_text(), row.student) for row in released),
+                 what="the rush half answered")
         first.send_signal(signal.SIGKILL)
     finally:
         first.kill()
@@ -203,6 +211,6 @@ def test_a_rush_killed_mid_grading_and_restarted_answers_every_hand_in_exactly_o
     assert not any("waiting to be graded" in (feedback / page).read_text() for page in pages)
     log = (tmp_path / "killed.log").read_text() + second.stderr
     for handin in written:  # graded once: an interrupted grading leaves no result line
-        assert len([line for line in log.splitlines() if f" {handin.account} {ASSIGNMENT} graded " in f" {line}"]) == 1
+        assert len(result_lines(log, handin.account)) == 1
     for name in names:  # each student's own nbgrader fetch_feedback finds their one page
         assert len(setup.student(name).fetch_feedback(ASSIGNMENT)) == 1

@@ -131,7 +131,7 @@ def test_a_warm_feedback_app_renders_a_page_of_every_released_notebook_in_memory
 @needs_sandbox
 def test_a_page_written_after_the_rehearsal_carries_its_score(rehearsed):
     assert rehearsed["graded"] and rehearsed["page_written"]
-    assert "(Score: 21.0 / 21.0)" in rehearsed["page"]
+    assert "Feedback on 02_softmax: 21 / 21" in rehearsed["page"]
 
 
 @needs_sandbox
