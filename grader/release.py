@@ -25,6 +25,16 @@ def generate_release(course: Course, assignment: str) -> Path:
     return course.release_notebook(assignment)
 
 
+def with_kernel_metadata(notebook: Path, kernel: dict) -> Path:
+    """Write ``kernel`` (``{"kernelspec": ..., "language_info": ...}``) into the notebook's metadata;
+    its path. A notebook whose metadata already equals what JupyterLab reads from the running kernel
+    is not marked unsaved when it opens."""
+    content = nbformat.read(notebook, as_version=4)
+    content.metadata.update(kernel)
+    nbformat.write(content, notebook)
+    return notebook
+
+
 def regenerate_release(assignments: list[str], console: Console) -> bool:
     """Regenerate the repository's ``release/<id>/`` for each assignment from a scratch course.
 

@@ -103,6 +103,14 @@ class HubUser:
         link.first.click()
         self.page.locator(".jp-NotebookPanel:visible .jp-Notebook-cell").first.wait_for()
 
+    def unsaved_once_its_kernel_is_idle(self) -> bool:
+        """Whether the notebook tab showing is marked unsaved once its kernel has started and is idle
+        (JupyterLab writes what the kernel reports into the notebook's metadata)."""
+        self.page.locator(".jp-NotebookPanel:visible .jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(
+            timeout=120_000)
+        self.page.wait_for_timeout(1000)
+        return self.page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current.jp-mod-dirty").count() > 0
+
     def submit(self, assignment: str) -> float:
         """Click Submit on the fetched assignment; the click's time (time.monotonic())."""
         self.tab("Assignments")

@@ -30,9 +30,8 @@ def model_softmax() -> str:
 
 
 def run_wrong_softmax(user: HubUser):
-    """Open the fetched 02_softmax, write the softmax without the max subtraction, run every cell
+    """In the fetched 02_softmax (open), write the softmax without the max subtraction, run every cell
     and wait until its visible test fails; that test cell, scrolled into view."""
-    user.open_fetched_notebook(ASSIGNMENT, "softmax")
     user.replace_cell_source(SOFTMAX_MARKER, WRONG_SOFTMAX)
     user.run_all()
     test_cell = user.cell_containing(SOFTMAX_TEST)
@@ -54,6 +53,7 @@ class StudentPath:
     first_feedback: dict = field(default_factory=dict)
     second_feedback: dict = field(default_factory=dict)
     seconds_to_feedback: list[float] = field(default_factory=list)
+    unsaved_when_opened: bool | None = None
     console: list[str] = field(default_factory=list)
 
 
@@ -82,6 +82,9 @@ def student_path(course_hub, browser, hub_artefacts) -> StudentPath:
         user.shot("02-assignment-list")
         user.fetch(ASSIGNMENT)
         user.shot("03-fetched")
+        user.open_fetched_notebook(ASSIGNMENT, "softmax")
+        path.unsaved_when_opened = user.unsaved_once_its_kernel_is_idle()
+        user.shot("03b-opened")
         test_cell = run_wrong_softmax(user)
         path.test_output = test_cell.locator(".jp-OutputArea").first.text_content()
         user.shot("04-wrong-softmax-run")

@@ -24,6 +24,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course_hub")]
 COMMENT = "Well done: the shift by the maximum is exactly L3 section 3."
 
 
+def test_a_freshly_fetched_notebook_is_not_marked_unsaved_before_any_edit(student_path):
+    assert student_path.unsaved_when_opened is False
+
+
 def test_running_the_wrong_softmax_shows_the_visible_test_failing_in_the_notebook(student_path):
     assert "large logits must not give nan or inf" in student_path.test_output
 

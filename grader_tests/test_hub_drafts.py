@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -18,6 +19,8 @@ import pytest
 from grader.hub.accounts import Account, Accounts
 from grader.hub.course_access import give_course_to_root
 from grader.hub.drafts import MAX_DRAFT_BYTES, DraftError, draft_notebook, seed_drafts, take_draft
+from grader.hub import lifecycle
+from grader.hub.environment import kernel_metadata
 from grader.hub.layout import HubLayout
 from grader.hub.lifecycle import copy_course, name_instructor_group, release_drafts
 from grader.root_trust import course_load_problems
@@ -36,7 +39,9 @@ def instructor():
 
 @pytest.fixture
 def hub(instructor, monkeypatch):
-    """A hub's folders, course and instructor (no JupyterHub): (layout, course, the instructor's home)."""
+    """A hub's folders, course and instructor (no JupyterHub): (layout, course, the instructor's home).
+    The suite's own environment stands in for the students' (whose kernel a release describes)."""
+    monkeypatch.setattr(lifecycle, "kernel_metadata", lambda _bin: kernel_metadata(Path(sys.executable).parent))
     top = Path(tempfile.mkdtemp(prefix="sal-drafts-"))
     top.chmod(0o755)
     layout = HubLayout(top / "hub", top / "cache")
@@ -88,6 +93,18 @@ def test_a_draft_the_instructor_edited_is_released_and_the_course_stays_roots(hu
     source = course.source_notebook(ASSIGNMENT)
     assert EDIT in source.read_text() and source.stat().st_uid == 0
     assert course_load_problems(course.root)[0] == []
+
+
+@pytest.mark.slow
+def test_a_released_notebook_carries_the_kernel_metadata_jupyterlab_would_write(hub):
+    layout, _course, _home = hub
+    release_drafts(layout, [ASSIGNMENT], say=lambda *_: None)
+
+    released = next((layout.exchange / "scaled-attention-lab" / "outbound" / ASSIGNMENT).glob("*.ipynb"))
+    metadata = nbformat.read(released, as_version=4).metadata
+    expected = kernel_metadata(Path(sys.executable).parent)
+    assert metadata.kernelspec == expected["kernelspec"] and metadata.language_info == expected["language_info"]
+    assert metadata.language_info["version"] == ".".join(map(str, sys.version_info[:3]))
 
 
 def test_a_draft_linked_to_a_file_only_root_reads_is_refused_and_the_source_kept(hub, instructor):

@@ -108,6 +108,31 @@ def _ensure_environment(layout: HubLayout, say) -> Path:
     return env / "bin"
 
 
+#: Run by the environment's Python: the notebook metadata JupyterLab writes once that environment's
+#: kernel is running (``kernelspec`` from the kernel's spec, ``language_info`` from ipykernel).
+_KERNEL_METADATA = """
+import json
+from ipykernel.ipkernel import IPythonKernel
+from jupyter_client.kernelspec import KernelSpecManager
+spec = KernelSpecManager().get_kernel_spec("python3")
+print(json.dumps({"kernelspec": {"name": "python3", "display_name": spec.display_name, "language": spec.language},
+                  "language_info": IPythonKernel.language_info}))
+"""
+
+
+def kernel_metadata(env_bin: Path) -> dict:
+    """``{"kernelspec": {...}, "language_info": {...}}`` as JupyterLab sets them in a notebook whose
+    ``python3`` kernel runs in the environment of ``env_bin``: a release notebook that carries them
+    opens without the unsaved-changes mark. RuntimeError with the environment's output when it cannot
+    tell them."""
+    result = subprocess.run([str(env_bin / "python"), "-c", _KERNEL_METADATA], capture_output=True,
+                            text=True, timeout=120)
+    if result.returncode != 0:
+        raise RuntimeError(f"the students' environment {env_bin.parent} cannot describe its kernel:\n"
+                           f"{result.stderr.strip()}\nremove it to build it anew")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def install_student_packages(env: Path) -> None:
     """Copy the course's packages that notebooks import (``STUDENT_PACKAGES``) into ``env``'s
     site-packages, replacing an older copy: on every start, so the students always have the current

@@ -33,7 +33,7 @@ from grader.hub import preflight
 from grader.hub.accounts import Accounts, account_uids, create_accounts, remove_accounts
 from grader.hub.course_access import give_course_to_root
 from grader.hub.drafts import seed_drafts, take_draft
-from grader.hub.environment import ensure_environment, ensure_proxy
+from grader.hub.environment import ensure_environment, ensure_proxy, kernel_metadata
 from grader.hub.jupyter_config import Ports, hub_config, write_role_configs
 from grader.hub.layout import HubLayout
 from grader.root_trust import COURSE_PACKAGES
@@ -82,9 +82,10 @@ def copy_course(dest: Path) -> Course:
     return course
 
 
-def release_assignments(course: Course, assignments: list[str], exchange: Path) -> None:
-    """``grader release`` + ``nbgrader release_assignment`` for each assignment, into ``exchange``."""
-    from grader.release import generate_release
+def release_assignments(course: Course, assignments: list[str], exchange: Path, kernel: dict) -> None:
+    """``grader release`` + ``nbgrader release_assignment`` for each assignment, into ``exchange``;
+    each release notebook carries ``kernel`` (:func:`grader.hub.environment.kernel_metadata`)."""
+    from grader.release import generate_release, with_kernel_metadata
     from grader.service.exchange import CourseExchange
 
     os.environ[EXCHANGE_VARIABLE] = str(exchange)  # the course config reads it
@@ -92,7 +93,7 @@ def release_assignments(course: Course, assignments: list[str], exchange: Path) 
     if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
     for assignment in assignments:
-        generate_release(course, assignment)
+        with_kernel_metadata(generate_release(course, assignment), kernel)
     releaser = CourseExchange(course)
     for assignment in assignments:
         releaser.release_assignment(assignment)
@@ -175,7 +176,7 @@ def _bring_up(layout: HubLayout, students: int, prefix: str, port: int, assignme
     name_instructor_group(course, accounts.instructor.name)
     layout.gradebook_folder.mkdir()
     os.environ[DB_URL.name] = layout.gradebook_url  # the course config reads it
-    release_assignments(course, assignments, layout.exchange)
+    release_assignments(course, assignments, layout.exchange, kernel_metadata(env_bin))
     give_course_to_root(course_root, layout.gradebook_folder, accounts.instructor.name)
     seed_drafts(course, assignments, Path(accounts.instructor.home), accounts.instructor.name)
 
@@ -212,7 +213,7 @@ def release_drafts(layout: HubLayout, assignments: list[str], say=print) -> None
     for assignment in assignments:
         say(f"taking {take_draft(course, assignment, Path(instructor.home), instructor.name)}")
     os.environ[DB_URL.name] = layout.gradebook_url
-    release_assignments(course, assignments, layout.exchange)
+    release_assignments(course, assignments, layout.exchange, kernel_metadata(layout.env / "bin"))
     give_course_to_root(layout.course, layout.gradebook_folder, instructor.name)
     say(f"released {', '.join(assignments)}")
 
