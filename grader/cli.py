@@ -179,8 +179,9 @@ def cmd_check_pages(args) -> int:
 
 
 def add_check_pages_parser(sub) -> None:
-    p = sub.add_parser("check-pages", help="report feedback pages and autograded notebooks that hold active "
-                                           "content (script, event handlers, remote resources)")
+    p = sub.add_parser("check-pages", help="report pages (feedback, status, reports) and autograded notebooks that "
+                                           "hold active content (script, event handlers, remote resources), and "
+                                           "pages without the course's Content-Security-Policy")
     p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.set_defaults(func=cmd_check_pages)
 # ---- end check-pages ----

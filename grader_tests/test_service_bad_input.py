@@ -6,6 +6,7 @@ student hands in 45 times within a minute (as many as one look reads). ``grader 
 """
 from __future__ import annotations
 
+import html
 import shutil
 import tempfile
 from pathlib import Path
@@ -87,7 +88,7 @@ def test_a_bad_hand_in_is_recorded_ungradable_with_a_page_saying_what_to_do(hand
     assert says in rows[0].problem
     assert len(pages[student]) == 1
     page = pages[student][0].read_text()
-    assert "not graded" in page and says in page.replace("&#x27;", "'") and "What to do" in page
+    assert "not graded" in page and says in html.unescape(page) and "What to do" in page
     with Gradebook(setup.course.db_url) as gb:
         assert gb.find_submission(ASSIGNMENT, setup.student_id(student)).score == 0
 

@@ -5,16 +5,15 @@ submitted file), and what to do about it. nbgrader writes no feedback for a note
 read, so without the ungradable page the reason would sit only in the course's private
 ``.grader/ungradable/`` (``grader.grading.ungradable_record``), where students never look. The
 grading service (``grader.service.pages``) writes the other states with the same form. Pages are
-plain HTML with every piece of text escaped.
+rendered from the autoescaped template ``page/status.html.j2`` (``grader.pages.page_templates``),
+so every piece of text is escaped and the page carries the course's Content-Security-Policy.
 """
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from grader.course import ASSIGNMENTS, Course, notebook_name
-from grader.fonts import PAGE_FONT_STACK
-from grader.pages.accessibility import PAGE_LANGUAGE
+from grader.pages.page_templates import render
 
 WHAT_TO_DO = (
     "Open your notebook in Jupyter and check that it opens without an error. If it does, save it "
@@ -25,30 +24,8 @@ WHAT_TO_DO = (
 NOT_GRADED = "not graded"
 NOT_GRADED_LEAD = "Your submission could not be graded, so every test of this assignment scored 0 points for now."
 
-PAGE = """<!DOCTYPE html>
-<html lang="{language}">
-<head>
-<meta charset="utf-8">
-<title>{title}</title>
-<style>
-body {{ font-family: {font_stack}; max-width: 48em; margin: 2em auto; padding: 0 1em; line-height: 1.5; }}
-.reason {{ white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; border-left: 4px solid {colour};
-  padding: 0.6em 0.9em; }}
-.todo {{ background: #fff4e5; border-left: 4px solid #e08a00; padding: 0.6em 0.9em; }}
-</style>
-</head>
-<body>
-<main>
-<h1>{title}</h1>
-{handed_in}<p>{lead}</p>
-<h2>Why</h2>
-<p class="reason">{detail}</p>
-<h2>What to do</h2>
-<p class="todo">{todo}</p>
-</main>
-</body>
-</html>
-"""
+#: The template of every status page (under ``grader/pages/templates/``; it extends the base page).
+TEMPLATE = "page/status.html.j2"
 
 
 def status_page(assignment: str, headline: str, detail: str, todo: str, lead: str = "",
@@ -62,14 +39,11 @@ def status_page(assignment: str, headline: str, detail: str, todo: str, lead: st
     """
     known = assignment in ASSIGNMENTS  # a refused folder may name an assignment the course lacks
     title = f"{notebook_name(assignment)}.ipynb ({assignment}): {headline}" if known else f"{assignment}: {headline}"
-    handed = ""
+    handed = None
     if student is not None and handed_in is not None:
-        handed = (f"<p>Student <b>{html.escape(student)}</b>, assignment <b>{html.escape(assignment)}</b>, "
-                  f"handed in {html.escape(handed_in)}.</p>\n")
-    return PAGE.format(language=PAGE_LANGUAGE, font_stack=PAGE_FONT_STACK, title=html.escape(title), handed_in=handed,
-                       lead=html.escape(lead or headline[:1].upper() + headline[1:] + "."),
-                       detail=html.escape(detail.strip()), todo=html.escape(todo),
-                       colour="#d9a400" if waiting else "#b3261e")
+        handed = {"student": student, "assignment": assignment, "timestamp": handed_in}
+    return render(TEMPLATE, title=title, handed_in=handed, lead=lead or headline[:1].upper() + headline[1:] + ".",
+                  detail=detail.strip(), todo=todo, colour="#d9a400" if waiting else "#b3261e")
 
 
 def ungradable_page(assignment: str, reason: str, student: str | None = None, handed_in: str | None = None) -> str:

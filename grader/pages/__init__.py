@@ -4,6 +4,8 @@
 - :func:`markdown_to_html` — markdown as sanitized HTML, maths as MathML;
 - :func:`csp_meta` / :data:`CONTENT_SECURITY_POLICY` — the policy meta element of every page we write;
 - :class:`grader.pages.exporter.FeedbackExporter` — the exporter of feedback pages;
+- :mod:`grader.pages.page_templates` — the autoescaped jinja2 environment and base page of every
+  other page the course writes (status pages, the class report);
 - :class:`grader.pages.notebook.RemoveActiveContent` — the autograde preprocessor that makes the
   autograded notebook inert (what the formgrader and Jupyter show);
 - :mod:`grader.pages.scan` — finds active content in existing pages and notebooks (``grader check-pages``).

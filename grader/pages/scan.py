@@ -2,7 +2,9 @@
 
 An audit, not a sanitizer: it parses the markup as a browser does (html5lib) and names every element, attribute, URL and
 output that would run script or load something from the network when a person opens the file,
-so that pages generated before the sanitizer existed can be found and regenerated.
+so that pages generated before the sanitizer existed can be found and regenerated. Every page
+we wrote must also carry the course's Content-Security-Policy meta element
+(``grader.pages.csp.CONTENT_SECURITY_POLICY``); a page without it is a finding too.
 """
 from __future__ import annotations
 
@@ -11,6 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bs4 import BeautifulSoup
+
+from grader.pages.csp import CONTENT_SECURITY_POLICY
+from grader.state_folders import REFUSAL_STAGING, STATE_DIR_NAME
 
 ACTIVE_ELEMENTS = frozenset({"script", "iframe", "frame", "frameset", "object", "embed", "applet", "form",
                              "base", "portal", "foreignobject", "noscript"})
@@ -22,6 +27,8 @@ SAFE_OUTPUT_TYPES = frozenset({"text/plain", "image/png", "image/jpeg", "image/g
                                "application/json"})
 MARKUP_OUTPUT_TYPES = frozenset({"text/html", "image/svg+xml", "text/markdown"})
 CSP_HEADER = "content-security-policy"
+#: The ``where`` of a finding about a page's Content-Security-Policy (not active content).
+CSP_WHERE = "Content-Security-Policy"
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,38 @@ def find_active_content(html: str | bytes, *, document: bool = False) -> list[st
     return found
 
 
+#: The folders of a course (relative to its root) whose ``.html`` files are pages we wrote, and
+#: what writes each again: feedback and status pages, the class reports with their similarity
+#: view, the refused hand-ins' status pages waiting for release.
+PAGE_FOLDERS: dict[str, str] = {
+    "feedback": "nbgrader generate_feedback --force (status pages: the grading service writes them again)",
+    "reports": "grader report",
+    f"{STATE_DIR_NAME}/{REFUSAL_STAGING}/feedback": "the grading service (it writes a refused hand-in's page again)",
+}
+
+
+def missing_csp(html: str) -> list[str]:
+    """``[]`` when the document ``html`` has a ``<meta http-equiv="Content-Security-Policy">`` in its
+    ``<head>`` whose content is exactly the course's policy, else one finding that says what is wrong."""
+    soup = BeautifulSoup(html, "html5lib")
+    metas = [m for m in soup.head.find_all("meta") if (m.get("http-equiv") or "").lower() == CSP_HEADER] \
+        if soup.head else []
+    if not metas:
+        return ["no <meta http-equiv=\"Content-Security-Policy\"> in <head>"]
+    if not any(m.get("content") == CONTENT_SECURITY_POLICY for m in metas):
+        return ["its <meta http-equiv=\"Content-Security-Policy\"> holds another policy than the course's"]
+    return []
+
+
+def regenerate_hint(root: Path, path: Path) -> str:
+    """What writes the page ``path`` of the course at ``root`` again (``PAGE_FOLDERS``)."""
+    relative = Path(path).relative_to(root).as_posix()
+    for folder, hint in PAGE_FOLDERS.items():
+        if relative.startswith(folder + "/"):
+            return hint
+    return "regenerate it with the current grader"
+
+
 def _render_markdown_unsanitized(source: str) -> str:
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
@@ -143,13 +182,16 @@ def scan_file(path: Path) -> list[Finding]:
             return [Finding(path, where, what) for where, what in find_active_cells(json.loads(text))]
     except (OSError, ValueError) as exc:
         return [Finding(path, "", f"could not be read: {exc}")]
-    return [Finding(path, "", what) for what in find_active_content(text, document=True)]
+    return [Finding(path, "", what) for what in find_active_content(text, document=True)] + \
+        [Finding(path, CSP_WHERE, what) for what in missing_csp(text)]
 
 
 def pages_of_course(root: Path) -> list[Path]:
-    """Every feedback page and autograded notebook of a course folder, sorted."""
+    """Every page we wrote (the ``.html`` files under ``PAGE_FOLDERS``) and every autograded
+    notebook of a course folder: pages sorted, then notebooks sorted."""
     root = Path(root)
-    pages = sorted((root / "feedback").rglob("*.html")) if (root / "feedback").is_dir() else []
+    pages = sorted(path for folder in PAGE_FOLDERS if (root / folder).is_dir()
+                   for path in (root / folder).rglob("*.html"))
     notebooks = sorted((root / "autograded").rglob("*.ipynb")) if (root / "autograded").is_dir() else []
     return pages + notebooks
 

@@ -1,12 +1,12 @@
 """One self-contained HTML page for the class report of one or more assignments.
 
 The page has no script and loads nothing: styles are inline, figures are SVG data URIs
-(``grader.reporting.figures``), and a Content-Security-Policy meta tag forbids everything else
-(``default-src 'none'; style-src 'unsafe-inline'; img-src data:``), so it opens from a file or an
-e-mail attachment and shows the same offline. Student ids, ungradable reasons, check and
-misconception names and exception messages are student-controlled: the jinja2 environment
-autoescapes every value, and only the figure URIs (built here from base64) and the font stacks
-(constants of ``grader.fonts``) are inserted as they are.
+(``grader.reporting.figures``), and the Content-Security-Policy meta element of the base page
+(``grader.pages.page_templates``, the policy of ``grader.pages.csp``) forbids everything else, so
+it opens from a file or an e-mail attachment and shows the same offline. Student ids, ungradable
+reasons, check and misconception names and exception messages are student-controlled: the
+shared jinja2 environment autoescapes every value, and only the figure URIs (built here from
+base64) and the font stacks (constants of ``grader.fonts``) are inserted as they are.
 """
 from __future__ import annotations
 
@@ -14,17 +14,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 
-from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.grading.verdict_records import first_problem
-from grader.pages.accessibility import PAGE_LANGUAGE
+from grader.pages.csp import CONTENT_SECURITY_POLICY  # noqa: F401  (the report's policy: the course's)
+from grader.pages.page_templates import page_environment
 from grader.reporting import figures
 from grader.reporting.analysis import AssignmentSummary
 from grader.similarity import report as similarity_report
 from grader.similarity.compare import CELL_SCORE
-
-CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 
 @dataclass(frozen=True)
@@ -36,8 +34,8 @@ class Figure:
 
 
 def _environment() -> Environment:
-    env = Environment(loader=PackageLoader("grader.reporting", "templates"), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    """The shared page environment with this package's templates and the report's filters."""
+    env = page_environment("grader.reporting")
     env.filters["pct"] = lambda value: "—" if value is None else f"{value:.0f} %"
     env.filters["points"] = lambda value: f"{value:g}"
     env.filters["signed"] = lambda value: "n/a" if value is None else f"{value:+.2f}"
@@ -96,8 +94,7 @@ def render_page(summaries: list[AssignmentSummary], course_name: str = "") -> st
                                    "median": times[len(times) // 2] if times else None,
                                    "max": times[-1] if times else None}})
     template = _environment().get_template("report.html.j2")
-    return template.render(sections=sections, language=PAGE_LANGUAGE, csp=CONTENT_SECURITY_POLICY, font_stack=PAGE_FONT_STACK,
-                           monospace_stack=PAGE_MONOSPACE_STACK, course_name=course_name,
+    return template.render(sections=sections, course_name=course_name,
                            generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
 
