@@ -7,7 +7,7 @@ from nbformat.v4 import new_code_cell
 from nbgrader.nbgraderformat import MetadataValidator
 from nbgrader.nbgraderformat.common import SchemaTooOldError
 
-from grader.grading.metadata_validation import validate_metadata_with_cached_schema
+from grader.grading.nbgrader_compat import validate_metadata_with_cached_schema
 
 
 @pytest.fixture(scope="module", autouse=True)

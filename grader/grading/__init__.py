@@ -11,8 +11,10 @@ Where to look:
 - ``seeds``, ``submission_fingerprint``, ``student_numbers``, ``attempt_credit``: what a student's
   hidden inputs, numbers and credit depend on.
 - ``run_record``, ``ungradable_record``, ``step_times``: what is kept about a grading.
-- ``nbgrader_apps``, ``metadata_validation``: nbgrader's applications run in-process, and a cheaper
-  cell-metadata validation.
+- ``nbgrader_apps``: nbgrader's applications run in-process.
+- ``nbgrader_compat``: every change the grader makes to nbgrader's classes, and the nbgrader
+  versions they were written for (``metadata_validation``: the cheaper cell-metadata validation one
+  of them installs).
 
 The schedulers (``grader.scheduling``: ``grader autograde``'s pool and Dask; ``grader.service``:
 ``grader watch``) only decide where and when ``grade_one`` runs.

@@ -22,8 +22,7 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.grading import nbgrader_apps, run_record
-from grader.grading.metadata_validation import validate_metadata_with_cached_schema
-from grader.grading.preprocessors.batched_save_autogrades import reuse_gradebook_connections
+from grader.grading.nbgrader_compat import reuse_gradebook_connections, validate_metadata_with_cached_schema
 from grader.grading.screen import student_id_problem, unreadable_reason
 from grader.grading.status_page import write_ungradable_page
 from grader.grading.step_times import TimedAutograde, new_times, settle

@@ -5,9 +5,6 @@ They run in the order ``grader.grading.pipeline`` declares, between nbgrader's o
 (``grader.pages.notebook``) belong to the sandbox and to the page rules and live there.
 """
 
-from nbgrader.preprocessors import NbGraderPreprocessor
+from grader.grading.nbgrader_compat import declare_display_data_priority_configurable
 
-# nbgrader's preprocessors declare NbConvertBase's configurable display_data_priority again without
-# config=True, so the HTML exporters' default config (NbConvertBase.display_data_priority) made
-# traitlets warn "not recognized" for each of them on every page; none of them reads it.
-NbGraderPreprocessor.class_traits()["display_data_priority"].tag(config=True)
+declare_display_data_priority_configurable()  # before any page's exporter is configured

@@ -1,0 +1,139 @@
+"""Every process-wide change the grader makes to nbgrader's classes, in one place.
+
+Each change is one function below, named after what it does; each is idempotent and returns
+nothing. They were written against the nbgrader versions in ``PATCHED_FOR`` (the same range
+``pyproject.toml`` pins): every function first calls :func:`check_nbgrader_version`, which refuses
+another version with an error naming it. ``grader_tests/test_nbgrader_compat.py`` keeps a hash of
+the source of every nbgrader function a change replaces or relies on, and fails, naming the change
+to re-read, when nbgrader's code differs.
+
+- :func:`declare_display_data_priority_configurable` (``NbGraderPreprocessor``'s trait metadata):
+  a warning less per preprocessor on every page.
+- :func:`reuse_gradebook_connections` (``nbgrader.api.Gradebook.__init__``): one database engine
+  per URL and process.
+- :func:`validate_metadata_with_cached_schema` (``BaseMetadataValidator.validate_cell``): the
+  metadata schema checked once per process, not once per cell.
+
+Subclasses that re-implement an nbgrader method without changing nbgrader
+(``BatchedSaveAutoGrades.preprocess``, the warm feedback app's ``start``) are guarded by the same
+test.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+PATCHED_FOR = SpecifierSet(">=0.9.6,<0.10")  # the nbgrader versions whose code the changes below were read against
+
+
+class UnsupportedNbgraderVersion(RuntimeError):
+    """The installed nbgrader is outside ``PATCHED_FOR``."""
+
+
+def check_nbgrader_version(installed: str | None = None) -> str:
+    """The installed nbgrader version, or :class:`UnsupportedNbgraderVersion` when it is outside ``PATCHED_FOR``.
+
+    ``installed``: a version string to check instead of the installed one.
+    """
+    version = installed if installed is not None else importlib.metadata.version("nbgrader")
+    if Version(version) not in PATCHED_FOR:
+        raise UnsupportedNbgraderVersion(
+            f"nbgrader {version} is installed, but grader.grading.nbgrader_compat changes nbgrader's "
+            f"classes as nbgrader {PATCHED_FOR} needs. Install a version in that range "
+            f"(pip install 'nbgrader{PATCHED_FOR}'), or re-read every change in "
+            "grader/grading/nbgrader_compat.py against the new nbgrader, then widen PATCHED_FOR and "
+            "the pin in pyproject.toml and update the hashes in grader_tests/test_nbgrader_compat.py.")
+    return version
+
+
+def declare_display_data_priority_configurable() -> None:
+    """Tag ``NbGraderPreprocessor.display_data_priority`` ``config=True``, as nbconvert's own declaration is.
+
+    nbgrader's preprocessors declare NbConvertBase's configurable ``display_data_priority`` again
+    without ``config=True``, so the HTML exporters' default config (``NbConvertBase.display_data_priority``)
+    made traitlets warn "not recognized" for each of them on every page; none of them reads it.
+    """
+    from nbgrader.preprocessors import NbGraderPreprocessor
+
+    check_nbgrader_version()
+    NbGraderPreprocessor.class_traits()["display_data_priority"].tag(config=True)
+
+
+_engines: dict[str, object] = {}  # database URL -> its SQLAlchemy engine, in this process
+_checked_courses: set[tuple[str, str]] = set()  # (database URL, course id) whose course row was checked
+
+
+def reuse_gradebook_connections() -> None:
+    """Replace ``nbgrader.api.Gradebook.__init__``: every ``Gradebook`` opened on a database URL in
+    this process shares one engine (one connection pool) and checks the schema and the course row once.
+
+    nbgrader opens the gradebook about ten times per notebook, and each opening builds an engine,
+    inspects the tables, runs ``create_all`` and checks the course (a third of a second per notebook
+    here). A grading worker opens the same database for every submission, so only the first opening
+    needs to do that work; sessions, queries and commits are unchanged. The replacement sets the
+    attributes nbgrader 0.9's ``__init__`` sets (``engine``, ``db``, ``course_id``, ``authenticator``).
+    """
+    from nbgrader import api
+    from sqlalchemy.orm import scoped_session, sessionmaker
+
+    check_nbgrader_version()
+    if getattr(api.Gradebook.__init__, "reuses_connections", False):
+        return
+    original_init = api.Gradebook.__init__
+
+    def __init__(self, db_url, course_id="default_course", authenticator=None):
+        engine = _engines.get(db_url)
+        if engine is None:
+            original_init(self, db_url, course_id, authenticator)
+            _engines[db_url] = self.engine
+            _checked_courses.add((db_url, course_id))
+            return
+        self.engine = engine
+        self.db = scoped_session(sessionmaker(autoflush=True, bind=engine, future=True))
+        if (db_url, course_id) not in _checked_courses:
+            self.check_course(course_id=course_id)
+            _checked_courses.add((db_url, course_id))
+        self.course_id = course_id
+        self.authenticator = authenticator
+
+    __init__.reuses_connections = True
+    api.Gradebook.__init__ = __init__
+
+
+def validate_metadata_with_cached_schema() -> None:
+    """Replace ``BaseMetadataValidator.validate_cell``: cell metadata is checked with one validator
+    per schema and process (``grader.grading.metadata_validation``).
+
+    nbgrader checks every cell's ``nbgrader`` metadata with ``jsonschema.validate(metadata, schema)``,
+    which first validates the schema itself against the meta-schema and builds a new validator,
+    every time (about 1.8 s of a 40-notebook run). The replacement is nbgrader 0.9's method with
+    that call swapped for a cached validator: the same schema-version errors, and the same
+    best-matching ``ValidationError``.
+    """
+    from nbgrader.nbgraderformat.common import BaseMetadataValidator, SchemaTooNewError, SchemaTooOldError
+
+    from grader.grading.metadata_validation import raise_best_error, validator_for
+
+    check_nbgrader_version()
+    if getattr(BaseMetadataValidator.validate_cell, "uses_cached_schema", False):
+        return
+
+    def validate_cell(self, cell) -> None:
+        if "nbgrader" not in cell.metadata:
+            return
+        version = cell.metadata["nbgrader"].get("schema_version", 0)
+        if version < self.schema_version:
+            raise SchemaTooOldError(f"Outdated schema version: {version} (expected {self.schema_version})",
+                                    version, self.schema_version)
+        if version > self.schema_version:
+            raise SchemaTooNewError(f"Schema version is too new: {version} (expected {self.schema_version})",
+                                    version, self.schema_version)
+        cached = self.__dict__.get("_checked_validator")  # (this validator's schema, its checker)
+        if cached is None or cached[0] is not self.schema:
+            cached = self.__dict__["_checked_validator"] = (self.schema, validator_for(self.schema))
+        raise_best_error(cell.metadata["nbgrader"], cached[1])
+
+    validate_cell.uses_cached_schema = True
+    BaseMetadataValidator.validate_cell = validate_cell
