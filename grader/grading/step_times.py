@@ -10,6 +10,10 @@ Categories (seconds per notebook):
   the gradebook, saving the scores, late penalties);
 - ``nbconvert``: the rest of the conversion (reading, sanitizing, writing the notebook);
 - ``setup``: loading the course config and building the converter.
+
+Every step is also timed on its own: ``times["step <class name>"]`` (seconds). A step's category is
+its contract's ``timed_as`` (``grader.grading.pipeline.contract_of``); the steps themselves, and
+their order, are the pipeline's: nothing here adds, removes or replaces one.
 """
 from __future__ import annotations
 
@@ -17,25 +21,19 @@ import time
 from collections import defaultdict
 
 from nbgrader.converters import Autograde
-from nbgrader.preprocessors import SaveAutoGrades
 
-from grader.grading.preprocessors.batched_save_autogrades import BatchedSaveAutoGrades
+from grader.grading.pipeline import contract_of
 
 CATEGORIES = ("kernel", "cells", "verdicts", "gradebook", "nbconvert", "setup")
-
-_CATEGORY_OF_PREPROCESSOR = {
-    "SandboxedExecute": "kernel", "Execute": "kernel",
-    "PrepareProbes": "verdicts", "DecideVerdicts": "verdicts",
-    "RestoreCellMetadata": "gradebook", "OverwriteCells": "gradebook",
-    "SaveAutoGrades": "gradebook", "BatchedSaveAutoGrades": "gradebook", "AssignLatePenalties": "gradebook",
-}
+STEP_PREFIX = "step "  # times[STEP_PREFIX + class name]: the seconds of one step
 
 
 class _TimedPreprocessor:
-    """Calls a preprocessor and adds its seconds to ``times[category]``."""
+    """Calls a preprocessor and adds its seconds to ``times[category]`` and to its own ``times["step <name>"]``."""
 
     def __init__(self, preprocessor, category: str, times: dict):
         self.preprocessor, self.category, self.times = preprocessor, category, times
+        self.step_key = STEP_PREFIX + type(preprocessor).__name__
         if category == "kernel":
             cell_method = preprocessor.preprocess_cell
 
@@ -52,20 +50,26 @@ class _TimedPreprocessor:
         try:
             return self.preprocessor(nb, resources)
         finally:
-            self.times[self.category] += time.perf_counter() - started
+            seconds = time.perf_counter() - started
+            self.times[self.category] += seconds
+            self.times[self.step_key] += seconds
 
 
 class TimedAutograde(Autograde):
-    """nbgrader's Autograde with the seconds of each step added to ``times``; the course's
-    preprocessors run unchanged, except that ``SaveAutoGrades`` writes the same scores in one
-    transaction per notebook (:class:`grader.grading.preprocessors.batched_save_autogrades.BatchedSaveAutoGrades`)."""
+    """nbgrader's Autograde as ``grade_one`` runs it: the course's steps, unchanged and in their
+    order, each wrapped to add its seconds to ``times``.
+
+    The course's ``pre_convert_hook`` that quarantines the submission
+    (``grader.sandbox.submitted_links``) is not run again: ``grade_one`` quarantined the submission
+    before it read or screened anything.
+    """
 
     times: dict = {}  # set per instance to a dict from new_times()
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.autograde_preprocessors = [BatchedSaveAutoGrades if p is SaveAutoGrades else p
-                                        for p in self.autograde_preprocessors]
+        if getattr(self.pre_convert_hook, "quarantines_submissions", False):
+            self.pre_convert_hook = None
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         started = time.perf_counter()
@@ -77,11 +81,12 @@ class TimedAutograde(Autograde):
     def _init_preprocessors(self) -> None:
         super()._init_preprocessors()
         self.exporter._preprocessors = [
-            _TimedPreprocessor(p, _CATEGORY_OF_PREPROCESSOR.get(type(p).__name__, "nbconvert"), self.times)
+            _TimedPreprocessor(p, contract_of(type(p)).timed_as, self.times)
             for p in self.exporter._preprocessors]
 
 
 def new_times() -> defaultdict:
+    """An empty ``times``: category or ``"step <name>"`` -> seconds."""
     return defaultdict(float)
 
 

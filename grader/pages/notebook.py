@@ -109,6 +109,10 @@ def inert_notebook(nb: NotebookNode) -> list[str]:
 class RemoveActiveContent(NbGraderPreprocessor):
     """Autograde preprocessor: nothing in the saved autograded notebook can run in a browser."""
 
+    # its contract in the grading pipeline (grader.grading.step_contracts)
+    reads = {"cell.outputs: judged"}
+    writes = {"cell.outputs: inert"}
+
     def preprocess(self, nb, resources):
         for change in inert_notebook(nb):
             self.log.warning("%s", change)

@@ -96,6 +96,11 @@ def error_output(ename: str, evalue: str) -> NotebookNode:
 class SandboxedExecute(Execute):
     """Execute each notebook in its own single-use sandboxed kernel (see ``grader.sandbox``)."""
 
+    # its contract in the grading pipeline (grader.grading.step_contracts)
+    reads = {"resources.nbgrader", "cell.source: probe code", "cell.outputs: cleared"}
+    writes = {"cell.outputs: executed", "nb.metadata: working-folder note"}
+    timed_as = "kernel"
+
     # Every c.SandboxedExecute setting of this project: type, default and help from grader.settings.
     locals().update(traits_of("SandboxedExecute"))
 

@@ -127,6 +127,7 @@ def make_pre_convert_hook(course_root: str | os.PathLike):
             student_id, assignment_id = Path(real).parent.name, Path(real).name
             quarantine_submission(Path(real), quarantine_folder(course_root, student_id, assignment_id))
 
+    quarantine_before_copy.quarantines_submissions = True  # an app that quarantined already leaves it out
     return quarantine_before_copy
 
 

@@ -18,8 +18,9 @@ from grader.grading.nbgrader_compat import reuse_gradebook_connections  # noqa: 
 class BatchedSaveAutoGrades(SaveAutoGrades):
     """Same scores as :class:`SaveAutoGrades`, written in a single transaction."""
 
-    reads = {"resources.nbgrader", "cell.metadata.nbgrader", "cell.outputs", "gradebook.submission"}
-    writes = {"gradebook.scores"}
+    reads = {"resources.nbgrader", "cell.metadata.nbgrader: from the gradebook", "cell.outputs: judged",
+             "gradebook: submission"}
+    writes = {"gradebook: scores"}
     timed_as = "gradebook"
 
     def preprocess(self, nb, resources):

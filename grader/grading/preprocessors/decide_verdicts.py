@@ -29,6 +29,12 @@ NO_POINTS = "No points for this test"
 class DecideVerdicts(CoursePreprocessor):
     """Judge each probe cell's report with the reference and write nbgrader-readable outputs."""
 
+    reads = {"resources.nbgrader", "cell.metadata.nbgrader: from the gradebook", "cell.metadata: probe plans",
+             "cell.outputs: executed"}
+    writes = {"cell.outputs: judged", "cell.source: the instructor's locked and test cells",
+              "cell.metadata: probe plans judged and removed", "resources.verdicts", ".grader: quiz answers"}
+    timed_as = "verdicts"
+
     def preprocess(self, nb, resources):
         # simulated reference values are kept per course; standalone (no converter), in this process
         root = self._converter_root()

@@ -234,6 +234,10 @@ def released_course_cells(preprocessor, resources) -> set[tuple[str, str]]:
 class FeedbackPage(NbGraderPreprocessor):
     """Summary at the top, tidy graded outputs, wrapping verdict text (see the module docstring)."""
 
+    reads = {"resources.nbgrader", "cell.metadata.nbgrader: score and comment", "cell.outputs: inert",
+             "cell.source: hidden tests removed"}
+    writes = {"cell.metadata: page notes", "resources.feedback_summary", "resources.inlining: css"}
+
     def preprocess(self, nb, resources):
         # ClearHiddenTests has removed the probe lines by now: trust comes from the gradebook.
         sources = instructor_sources(resources)

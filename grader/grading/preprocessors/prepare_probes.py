@@ -55,6 +55,10 @@ def injected_source(plan: dict) -> str:
 class PrepareProbes(CoursePreprocessor):
     """Replace each probe cell's source by this run's probe code; keep the plan in cell metadata."""
 
+    reads = {"resources.nbgrader", "gradebook: source notebook", "cell.metadata.nbgrader: from the gradebook"}
+    writes = {"cell.metadata: probe plans", "cell.source: probe code"}
+    timed_as = "verdicts"
+
     locals().update(traits_of("PrepareProbes"))  # seed (grader.settings)
 
     def preprocess(self, nb, resources):

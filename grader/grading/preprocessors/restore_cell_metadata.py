@@ -37,6 +37,10 @@ def trusted_cell_metadata(db_url: str, notebook_id: str, assignment_id: str) -> 
 class RestoreCellMetadata(NbGraderPreprocessor):
     """Make each cell's nbgrader metadata the gradebook's; strip it from duplicates and strangers."""
 
+    reads = {"resources.nbgrader", "gradebook: source notebook", "notebook: as submitted"}
+    writes = {"cell.metadata.nbgrader: from the gradebook"}
+    timed_as = "gradebook"
+
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         trusted = trusted_cell_metadata(info["db_url"], info["notebook"], info["assignment"])
