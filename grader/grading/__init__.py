@@ -3,6 +3,7 @@
 Where to look:
 
 - ``pipeline``: every step nbgrader runs on a submission, in order (``nbgrader_config.py`` imports it).
+- ``step_contracts``: what each step reads and writes, and the check that an order satisfies it.
 - ``screen``: what is refused before anything runs (a bad student id, an unreadable notebook).
 - ``grade_one``: one (assignment, student) pair graded in this process; every scheduler calls it.
 - ``preprocessors/``: the course's own steps of the pipeline, one module per class.
