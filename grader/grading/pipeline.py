@@ -48,8 +48,8 @@ from grader.grading.preprocessors.decide_verdicts import DecideVerdicts
 from grader.grading.preprocessors.feedback_page import FeedbackPage
 from grader.grading.preprocessors.prepare_probes import PrepareProbes
 from grader.grading.preprocessors.restore_cell_metadata import RestoreCellMetadata
-from grader.pages.notebook import RemoveActiveContent
 from grader.grading.step_contracts import StepContract, declared_contract
+from grader.pages.notebook import RemoveActiveContent
 from grader.sandbox.execute import SandboxedExecute
 
 SANITIZE_STEPS = [
@@ -92,7 +92,8 @@ _INSTRUCTOR_SOURCE = "cell.source: the instructor's locked and test cells"
 THIRD_PARTY_CONTRACTS: dict[type, StepContract] = {
     ClearOutput: StepContract(frozenset({_SUBMITTED}), frozenset({"cell.outputs: cleared"})),
     DeduplicateIds: StepContract(frozenset({_TRUSTED}), frozenset({_TRUSTED})),
-    OverwriteKernelspec: StepContract(frozenset({_INFO, _SOURCE}), frozenset({"nb.metadata.kernelspec: the instructor's"})),
+    OverwriteKernelspec: StepContract(frozenset({_INFO, _SOURCE}),
+                                      frozenset({"nb.metadata.kernelspec: the instructor's"})),
     OverwriteCells: StepContract(frozenset({_INFO, _SOURCE, _TRUSTED}), frozenset({_INSTRUCTOR_SOURCE}),
                                  timed_as="gradebook"),
     CheckCellMetadata: StepContract(frozenset({_TRUSTED})),
