@@ -68,7 +68,7 @@ def test_a_chinese_page_says_its_headings_in_chinese_and_is_marked_as_chinese(pa
     text = _text(page)
     for message in ("Summary", "Fix first:", "Your answer", "Test cell"):
         assert translate(message, "zh") in text, message
-    assert "Fix first:" not in text and "Likely misconception" not in text
+    assert "Fix first:" not in text and "Likely misconception" not in text and "hidden test case" not in text
 
 
 def test_an_english_student_page_is_unchanged(pages):

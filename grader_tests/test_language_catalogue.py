@@ -34,7 +34,7 @@ def page_messages() -> set[str]:
     return said | {feedback_page.NOT_ATTEMPTED_NOTE, feedback_page.CALLS_A_STUB_NOTE,
                    feedback_page.MISCONCEPTION_LINE, "not passed", "Fix first:", "Every check passed.", "passed",
                    "Check", "Score", "What to fix", "Summary", "{check}: passed.", "{check}: not passed.",
-                   "First problem: {problem}", "Likely misconception: {misconception}"}
+                   "Likely misconception: {misconception}"} | {message for _, message in feedback_page.VERDICT_LINES}
 
 
 def misconception_messages() -> set[str]:
@@ -90,3 +90,17 @@ def test_english_is_the_messages_themselves_with_their_values_filled():
 def test_an_unknown_language_is_refused_naming_the_course_languages():
     with pytest.raises(ValueError, match=r"unknown language 'fr'; the course's pages are in en, zh"):
         translations("fr")
+
+
+def test_a_verdict_line_is_said_in_the_page_language_keeping_its_mark_and_the_students_values():
+    say = feedback_page.say_line_in
+    assert say("✗ softmax: 8 of 12 hidden test cases passed.", "zh") == "✗ softmax：12 个隐藏测试用例中通过了 8 个。"
+    assert say("First problem: not finite — on large logits", "zh") == "第一个问题：not finite — on large logits"
+    assert say("Partial credit: 2.67 of 4 points.", "zh") == "部分得分：4 分中得 2.67 分。"
+
+
+def test_a_verdict_line_no_message_knows_stays_as_the_grading_wrote_it():
+    line = "The softmax saturates once the scores spread by more than a few units."
+    assert feedback_page.say_line_in(line, "zh") == line
+    assert feedback_page.say_line_in("✗ softmax: 8 of 12 hidden test cases passed.", "en") == \
+        "✗ softmax: 8 of 12 hidden test cases passed."

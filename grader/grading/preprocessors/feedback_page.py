@@ -161,34 +161,50 @@ def _misconception(line: str) -> str:
     return line
 
 
+#: The lines of a verdict (``grader.checks.api.Verdict.explain`` and ``decide_verdicts``' partial
+#: credit), each as the pattern of its English text and its message, whose ``{names}`` are the
+#: pattern's groups; a line may start with the verdict's mark (✓ or ✗), which stays.
+VERDICT_LINES: tuple[tuple[re.Pattern, str], ...] = (
+    (re.compile(r"(?P<check>\w+): passed\."), "{check}: passed."),
+    (re.compile(r"(?P<check>\w+): not passed\."), "{check}: not passed."),
+    (re.compile(r"(?P<check>\w+): (?P<passed>\d+) of (?P<cases>\d+) hidden test cases? passed\."),
+     "{check}: {passed} of {cases} hidden test cases passed."),
+    (re.compile(r"First problem: (?P<problem>.*)"), "First problem: {problem}"),
+    (re.compile(r"Partial credit: (?P<earned>\S+) of (?P<points>\S+) points\."),
+     "Partial credit: {earned} of {points} points."),
+)
+_MARK = re.compile(r"(?P<mark>[✓✗] )?(?P<rest>.*)", re.DOTALL)
+
+
+def say_line_in(line: str, language: str, misconception: str = "") -> str:
+    """One verdict line in ``language`` (``misconception``: the misconception line already said in
+    it, which replaces the English one); a line no pattern knows (an item's discussion) stays."""
+    parts = _MARK.fullmatch(line)
+    mark, rest = parts.group("mark") or "", parts.group("rest")
+    if rest.startswith("Likely misconception ") and misconception:
+        return mark + translate("Likely misconception: {misconception}", language, misconception=misconception)
+    for pattern, message in VERDICT_LINES:
+        found = pattern.fullmatch(rest)
+        if found:
+            return mark + translate(message, language, **found.groupdict())
+    return line
+
+
 def say_verdict_in(cell, sources: dict[str, str] | None, language: str) -> None:
-    """Rewrite the verdict lines of a graded probe cell's output in ``language``: whether the check
-    passed, the first problem's heading (the problem itself quotes the student's values and stays),
-    and the named misconception. English pages are left as the grading wrote them."""
+    """Rewrite the verdict lines of a graded probe cell's outputs in ``language``
+    (:func:`say_line_in`). English pages are left as the grading wrote them."""
     meta = cell.metadata.get("nbgrader", {})
     if language == SOURCE_LANGUAGE or cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
         return
     records = verdict_records(cell, _source(cell, sources))
     if not records:
         return
-    check, named = records[0]["check"], records[0].get("misconception")
-    said = {f"{check}: passed.": translate("{check}: passed.", language, check=check),
-            f"{check}: not passed.": translate("{check}: not passed.", language, check=check)}
+    misconception = misconception_line(records[0]["check"], records[0].get("misconception"), language)
     for output in cell.outputs:
         text = output.get("data", {}).get("text/plain") if output.get("output_type") == "display_data" else None
-        if not isinstance(text, str):
-            continue
-        lines = []
-        for line in text.split("\n"):
-            if line in said:
-                line = said[line]
-            elif line.startswith("First problem: "):
-                line = translate("First problem: {problem}", language, problem=line[len("First problem: "):])
-            elif line.startswith("Likely misconception ") and misconception_line(check, named, language):
-                line = translate("Likely misconception: {misconception}", language,
-                                 misconception=misconception_line(check, named, language))
-            lines.append(line)
-        output["data"]["text/plain"] = "\n".join(lines)
+        if isinstance(text, str):
+            output["data"]["text/plain"] = "\n".join(say_line_in(line, language, misconception)
+                                                      for line in text.split("\n"))
 
 
 def working_folder_note(nb) -> str:
