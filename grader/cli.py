@@ -124,7 +124,7 @@ def cmd_roster(args) -> int:
 
     course = _course(args)
     try:
-        count = add_roster_names(course.db_url, Path(args.roster))
+        count = add_roster_names(course.db_url, Path(args.roster), course.state_dir)
     except RosterError as exc:
         raise SystemExit(f"error: {exc}") from None
     print(f"names of {count} students from {args.roster} are in the gradebook")
@@ -318,9 +318,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("roster", help="students' first and last names from the roster into the gradebook, "
-                                      "so nbgrader's formgrader lists them by name")
+                                      "so nbgrader's formgrader lists them by name, and the language each "
+                                      "student reads feedback in")
     p.add_argument("roster", metavar="ROSTER.csv", help="the roster of `grader export --canvas`: columns Student "
-                   "(\"Last, First\"), ID, SIS User ID, SIS Login ID, Section; the nbgrader id as there")
+                   "(\"Last, First\"), ID, SIS User ID, SIS Login ID, Section; the nbgrader id as there; "
+                   "an optional column Language (en or zh; empty: the course's default)")
     p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.set_defaults(func=cmd_roster)
 

@@ -27,7 +27,9 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from traitlets import Bool, Dict, Float, Integer, List, TraitType, Unicode, observe
+from traitlets import Bool, Dict, Enum, Float, Integer, List, TraitType, Unicode, observe
+
+from grader.language.catalogue import LANGUAGES
 
 MiB = 2 ** 20
 GiB = 2 ** 30
@@ -78,6 +80,7 @@ TYPES = {
     "number": _number(Float),
     "boolean": lambda s: Bool(s.default, help=s.help),
     "text": lambda s: Unicode(s.default, help=s.help),
+    "language": lambda s: Enum(list(LANGUAGES), s.default, help=s.help),
     "list of paths": lambda s: List(Unicode(), default_value=list(s.default), help=s.help),
     "name → text": lambda s: Dict(value_trait=Unicode(), default_value=dict(s.default), help=s.help),
     "keyword arguments": lambda s: Dict(default_value=dict(s.default), help=s.help),
@@ -207,6 +210,9 @@ SETTINGS: tuple[Setting, ...] = (
             "submission's files and whatever its notebook wrote there) into each feedback folder "
             "beside the page, as plain nbgrader does. False: the feedback folder holds the pages only, "
             "so nothing a notebook writes reaches feedback/, the service's archive or the exchange."),
+    Setting("FeedbackPage", "feedback_language", "language", "en", "",
+            "The language of a student's feedback page when the roster gives the student none "
+            "(`grader roster`, its Language column): en (English) or zh (简体中文)."),
     _feedback("max_output_chars", "integer", 16 * MiB, "characters",
               "Output (text and data, in characters) one page shows, in reading order; the outputs "
               "past it are left off, each cell that loses some says so in one line.",

@@ -19,6 +19,7 @@ ATTEMPT_HISTORY = "attempts.sqlite"
 REFERENCE_STATISTICS = "reference_statistics.sqlite"
 COURSE_SECRET = "course_secret"
 AUTOGRADE_LOG = "autograde.log"
+STUDENT_LANGUAGES = "student_languages.json"
 CLUSTER_CERTIFICATES = "cluster-certs"
 # ---- the grading service (grader watch) ---------------------------------------------------------
 SERVICE_JOURNAL = "service.sqlite"
@@ -61,6 +62,9 @@ STATE_ENTRIES: tuple[StateEntry, ...] = (
                "the grading process only"),
     StateEntry(AUTOGRADE_LOG, AUTOGRADE_LOG, "library warnings and logs of grader autograde",
                "the instructor"),
+    StateEntry(STUDENT_LANGUAGES, STUDENT_LANGUAGES,
+               "the language each student reads feedback in, from the roster's Language column (grader roster)",
+               "the feedback pages"),
     StateEntry(CLUSTER_CERTIFICATES, f"{CLUSTER_CERTIFICATES}/",
                "the grading cluster's CA, certificates and private keys (unless GRADER_CLUSTER_CERTS "
                "names another folder)", "grader autograde --scheduler and its workers"),

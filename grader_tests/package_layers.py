@@ -16,7 +16,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS: list[set[str]] = [
     {"grader.settings", "grader.state_folders", "grader.root_trust", "grader.course", "grader.console", "grader.fonts",
-     "grader.code_version", "grader.kernel_side", "grader.service_policy", "grader.formats", "solutions"},
+     "grader.code_version", "grader.kernel_side", "grader.service_policy", "grader.formats", "grader.language",
+     "solutions"},
     {"grader.pages", "grader.sandbox", "grader.checks", "grader.probe"},
     {"grader.grading"},
     {"grader.notebook_cells", "grader.release", "grader.similarity", "grader.reporting"},

@@ -30,6 +30,8 @@ from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.course import ASSIGNMENTS, REPO_ROOT
 from grader.demo.corpus import build_notebook
 from grader.grading.preprocessors.decide_verdicts import verdict_outputs
+from grader.grading.preprocessors.feedback_page import misconception_line
+from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE
 from grader.notebook_cells import checks_of_test_cells
 from solutions.variants import numbers_for
 
@@ -205,6 +207,17 @@ def test_feedback_on_every_known_wrong_answer_is_answer_free_and_plain(name, mis
             message = message_of(verdict)
             assert f"(reread {misconception.lesson})" in message
             found += [f"{student!r}: {leak}" for leak in leaks(check, message, seed, student)]
+    assert found == []
+
+
+@pytest.mark.parametrize("language", [language for language in LANGUAGES if language != SOURCE_LANGUAGE])
+@pytest.mark.parametrize("name, misconception", WRONG_ANSWERS, ids=[f"{n}-{m.name}" for n, m in WRONG_ANSWERS])
+def test_a_translated_diagnosis_of_every_known_wrong_answer_is_answer_free(name, misconception, language):
+    check = all_checks()[name]
+    line = misconception_line(name, misconception.name, language)
+    assert misconception.lesson in line
+    found = [f"{student!r}: {leak}" for student in (VARIANT_STUDENTS if check.kind == "value" else (None,))
+             for seed in SEEDS for leak in leaks(check, line, seed, student)]
     assert found == []
 
 

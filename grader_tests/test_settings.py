@@ -21,6 +21,7 @@ CONFIGURABLES = {
     "SandboxedKernelManager": "grader.sandbox.kernel_manager:SandboxedKernelManager",
     "PrepareProbes": "grader.grading.preprocessors.prepare_probes:PrepareProbes",
     "AttemptCredit": "grader.grading.attempt_credit:AttemptCredit",
+    "FeedbackPage": "grader.grading.preprocessors.feedback_page:FeedbackPage",
     "FeedbackExporter": "grader.pages.exporter:FeedbackExporter",
     "GenerateFeedback": "grader.grading.nbgrader_apps:PagesOnlyFeedback",
     "GradingService": "grader.service_policy:GradingService",

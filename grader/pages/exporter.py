@@ -24,6 +24,7 @@ from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from traitlets import Bool, default
 
+from grader.language.catalogue import HTML_LANG, PAGE_LANGUAGE_KEY, SOURCE_LANGUAGE, translate
 from grader.pages.accessibility import FEEDBACK_PAGE_CSS, with_page_language
 from grader.pages.csp import add_csp_meta
 from grader.pages.formgrader import NBGRADER_TEMPLATES
@@ -61,6 +62,7 @@ class FeedbackExporter(HTMLExporter):
         yield from super().default_filters()
         yield ("clean_html", sanitize_fragment)
         yield ("markdown2html", page_markdown_to_html)
+        yield ("tr", translate)  # {{ 'Your answer' | tr(language) }}: the template's words in the page's language
 
     def _preprocess(self, nb, resources):
         nb, resources = super()._preprocess(nb, resources)
@@ -75,7 +77,8 @@ class FeedbackExporter(HTMLExporter):
     def from_notebook_node(self, nb, resources=None, **kw):
         self.sanitize_html = True  # a config that turns it off must not make these pages unsafe
         html, resources = self._render(nb, resources, **kw)
-        return add_csp_meta(with_page_language(with_accessibility_marks(html))), resources
+        language = (resources or {}).get(PAGE_LANGUAGE_KEY, SOURCE_LANGUAGE)  # FeedbackPage's choice
+        return add_csp_meta(with_page_language(with_accessibility_marks(html), HTML_LANG[language])), resources
 
     def _render(self, nb, resources=None, **kw):
         """``HTMLExporter.from_notebook_node`` up to its BeautifulSoup pass over the whole page

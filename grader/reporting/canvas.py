@@ -18,7 +18,8 @@ The file has Canvas's own gradebook-export layout, which its import reads back:
 The roster is a CSV the instructor provides, for example Canvas's own gradebook export. Required
 columns: ``Student, ID, SIS User ID, SIS Login ID, Section`` (other columns and a
 ``Points Possible`` row are ignored). The nbgrader student id is taken from an optional
-``nbgrader_id`` column, else from ``SIS Login ID``.
+``nbgrader_id`` column, else from ``SIS Login ID``; an optional ``Language`` column gives the
+language the student reads feedback in (``grader roster``, :mod:`grader.language.student_language`).
 
 Nobody is dropped silently: gradebook students missing from the roster (their grades would never
 reach Canvas) and roster students missing from the gradebook are both returned and printed by
@@ -38,6 +39,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from grader.language.student_language import LANGUAGE_COLUMN, language_of
 from grader.reporting.csv_files import write_csv_rows
 
 IDENTITY_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -54,6 +56,7 @@ class RosterError(ValueError):
 class RosterEntry:
     nbgrader_id: str
     identity: tuple[str, str, str, str, str]  # the values of IDENTITY_COLUMNS
+    language: str | None = None  # the optional Language column (grader.language), None: the course's default
 
 
 @dataclass
@@ -99,7 +102,11 @@ def read_roster(path: Path) -> list[RosterEntry]:
                 if student in seen:
                     raise RosterError(f"roster {path}, line {number}: {key} {student!r} is already on line {seen[student]}")
                 seen[student] = number
-                entries.append(RosterEntry(student, identity))
+                try:
+                    language = language_of(row.get(LANGUAGE_COLUMN) or "")
+                except ValueError as exc:
+                    raise RosterError(f"roster {path}, line {number}: {LANGUAGE_COLUMN}: {exc}") from None
+                entries.append(RosterEntry(student, identity, language))
     except UnicodeDecodeError as exc:
         raise RosterError(f"roster {path} is not UTF-8 text ({exc.reason}); save it as CSV UTF-8") from None
     return entries

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from grader.language.student_language import save_student_languages
 from grader.reporting.canvas import read_roster
 
 
@@ -24,8 +25,11 @@ def split_name(full_name: str) -> tuple[str, str]:
     return first.strip(), last.strip()
 
 
-def add_roster_names(db_url: str, roster_path: Path) -> int:
+def add_roster_names(db_url: str, roster_path: Path, state_dir: Path | None = None) -> int:
     """Write every roster student's names into the gradebook at ``db_url``; the number of students.
+
+    With ``state_dir`` (the course's ``.grader/``), also record the language of every student whose
+    roster row has one (:func:`grader.language.student_language.save_student_languages`).
 
     RosterError (``grader.reporting.canvas``) for a roster that is missing or malformed, naming it.
     """
@@ -34,4 +38,6 @@ def add_roster_names(db_url: str, roster_path: Path) -> int:
         for entry in roster:
             first, last = split_name(entry.identity[0])
             gb.update_or_create_student(entry.nbgrader_id, first_name=first or None, last_name=last or None)
+    if state_dir is not None:
+        save_student_languages(state_dir, {e.nbgrader_id: e.language for e in roster if e.language})
     return len(roster)

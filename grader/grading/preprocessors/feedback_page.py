@@ -18,6 +18,11 @@ the gradebook) and ``CSSHTMLHeaderPreprocessor`` (the page's inline CSS), and:
   whose check passed and the course's own text and code (cells as the release notebook has them;
   a cell the student added stays open), so the page is the work that needs attention and the verdicts.
 
+The page is in the student's language (``grader.language``: the roster's, else
+``c.FeedbackPage.feedback_language``): the summary, the template's headings and notes, and each named
+misconception come from the language's catalogue; a check's first problem (which quotes the
+student's values) and the lesson sections stay as they are.
+
 Every text that can come from a submission (exception messages inside a verdict) is HTML-escaped.
 """
 from __future__ import annotations
@@ -30,11 +35,16 @@ from pathlib import Path
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from grader.checks.misconceptions import wrong_answers
 from grader.course import converter_coursedir
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.grading.probe_cells import probe_cells_from_gradebook
 from grader.grading.verdict_records import verdict_records
+from grader.language.catalogue import PAGE_LANGUAGE_KEY, SOURCE_LANGUAGE, translate
+from grader.language.student_language import student_language
 from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY, WORKING_FOLDER_NOTE
+from grader.settings import traits_of
+from grader.state_folders import STATE_DIR_NAME
 
 SUMMARY_CELL_ID = "feedback-summary"
 #: nbgrader's automatic comment on an answer cell left as released: says nothing the page does not.
@@ -42,6 +52,8 @@ NO_RESPONSE_COMMENT = "No response."
 #: Cell metadata the feedback template reads: ``{"passed": True}`` on an answer whose check passed,
 #: ``{"course": True}`` on a cell of the course's own (text, setup, figures) as released.
 PAGE_KEY = "feedback_page"
+#: How a named misconception reads on the page (a message of the catalogues).
+MISCONCEPTION_LINE = "{name}: {explanation} (reread {lesson})"
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 NOT_ATTEMPTED_NOTE = "Not attempted yet: this cell still raises NotImplementedError, as released.\n"
 CALLS_A_STUB_NOTE = ("This cell did not run to the end: it uses a function that is not written yet "
@@ -86,6 +98,7 @@ class CheckSummary:
     points: float
     problem: str  # "" when passed
     misconception: str  # the misconception sentence with its lesson section, or ""
+    language: str = SOURCE_LANGUAGE
 
     @property
     def passed(self) -> bool:
@@ -94,13 +107,25 @@ class CheckSummary:
     @property
     def advice(self) -> str:
         """What to fix, in one line: the misconception when one is named, else the first problem."""
-        return self.misconception or self.problem or "not passed"
+        return self.misconception or self.problem or translate("not passed", self.language)
 
 
-def check_summaries(nb, sources: dict[str, str] | None = None) -> list[CheckSummary]:
+def misconception_line(check: str, name: str | None, language: str) -> str:
+    """The misconception ``name`` of ``check`` as the page says it in ``language`` (its name, what it
+    means and the lesson section to reread), or "" when the registry names none by that name."""
+    known = next((m for m in wrong_answers(check) if m.name == name), None)
+    if known is None:
+        return ""
+    return translate(MISCONCEPTION_LINE, language, name=translate(known.name, language),
+                     explanation=translate(known.explanation, language), lesson=known.lesson)
+
+
+def check_summaries(nb, sources: dict[str, str] | None = None,
+                    language: str = SOURCE_LANGUAGE) -> list[CheckSummary]:
     """The checks of a graded notebook whose cells ``GetGrades`` has scored, in notebook order.
 
     sources: grade_id -> the instructor's source of each probe cell (see ``instructor_sources``).
+    language: the page's language; the misconception is said in it (from the verdict record's name).
     """
     summaries = []
     for cell in nb.cells:
@@ -110,11 +135,14 @@ def check_summaries(nb, sources: dict[str, str] | None = None) -> list[CheckSumm
             continue
         text = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs
                        if o.get("output_type") == "display_data")
+        check = records[0]["check"]
         summaries.append(CheckSummary(
-            grade_id=meta["grade_id"], check=records[0]["check"],
+            grade_id=meta["grade_id"], check=check,
             score=float(meta.get("score") or 0.0), points=float(meta.get("points") or 0.0),
             problem=_line_after(text, "First problem: "),
-            misconception=_misconception(_line_after(text, "Likely misconception "))))
+            misconception=(misconception_line(check, records[0].get("misconception"), language)
+                           or _misconception(_line_after(text, "Likely misconception "))),
+            language=language))
     return summaries
 
 
@@ -133,6 +161,52 @@ def _misconception(line: str) -> str:
     return line
 
 
+#: The lines of a verdict (``grader.checks.api.Verdict.explain`` and ``decide_verdicts``' partial
+#: credit), each as the pattern of its English text and its message, whose ``{names}`` are the
+#: pattern's groups; a line may start with the verdict's mark (✓ or ✗), which stays.
+VERDICT_LINES: tuple[tuple[re.Pattern, str], ...] = (
+    (re.compile(r"(?P<check>\w+): passed\."), "{check}: passed."),
+    (re.compile(r"(?P<check>\w+): not passed\."), "{check}: not passed."),
+    (re.compile(r"(?P<check>\w+): (?P<passed>\d+) of (?P<cases>\d+) hidden test cases? passed\."),
+     "{check}: {passed} of {cases} hidden test cases passed."),
+    (re.compile(r"First problem: (?P<problem>.*)"), "First problem: {problem}"),
+    (re.compile(r"Partial credit: (?P<earned>\S+) of (?P<points>\S+) points\."),
+     "Partial credit: {earned} of {points} points."),
+)
+_MARK = re.compile(r"(?P<mark>[✓✗] )?(?P<rest>.*)", re.DOTALL)
+
+
+def say_line_in(line: str, language: str, misconception: str = "") -> str:
+    """One verdict line in ``language`` (``misconception``: the misconception line already said in
+    it, which replaces the English one); a line no pattern knows (an item's discussion) stays."""
+    parts = _MARK.fullmatch(line)
+    mark, rest = parts.group("mark") or "", parts.group("rest")
+    if rest.startswith("Likely misconception ") and misconception:
+        return mark + translate("Likely misconception: {misconception}", language, misconception=misconception)
+    for pattern, message in VERDICT_LINES:
+        found = pattern.fullmatch(rest)
+        if found:
+            return mark + translate(message, language, **found.groupdict())
+    return line
+
+
+def say_verdict_in(cell, sources: dict[str, str] | None, language: str) -> None:
+    """Rewrite the verdict lines of a graded probe cell's outputs in ``language``
+    (:func:`say_line_in`). English pages are left as the grading wrote them."""
+    meta = cell.metadata.get("nbgrader", {})
+    if language == SOURCE_LANGUAGE or cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
+        return
+    records = verdict_records(cell, _source(cell, sources))
+    if not records:
+        return
+    misconception = misconception_line(records[0]["check"], records[0].get("misconception"), language)
+    for output in cell.outputs:
+        text = output.get("data", {}).get("text/plain") if output.get("output_type") == "display_data" else None
+        if isinstance(text, str):
+            output["data"]["text/plain"] = "\n".join(say_line_in(line, language, misconception)
+                                                      for line in text.split("\n"))
+
+
 def working_folder_note(nb) -> str:
     """The grading's note on files of the working folder that were not kept (escaped HTML), or ""."""
     notes = nb.metadata.get(NOTEBOOK_NOTE_KEY)
@@ -140,27 +214,30 @@ def working_folder_note(nb) -> str:
     return f'<p class="files-not-kept">{_e(note)}</p>' if isinstance(note, str) and note else ""
 
 
-def summary_html(summaries: list[CheckSummary], note: str = "") -> str:
-    """The summary block (escaped HTML): the check to fix first, then one row per check, then
-    ``note`` (escaped HTML, e.g. :func:`working_folder_note`)."""
+def summary_html(summaries: list[CheckSummary], note: str = "", language: str = SOURCE_LANGUAGE) -> str:
+    """The summary block (escaped HTML) in ``language``: the check to fix first, then one row per
+    check, then ``note`` (escaped HTML, e.g. :func:`working_folder_note`)."""
+    def t(message: str) -> str:
+        return _e(translate(message, language))
+
     failing = [s for s in summaries if not s.passed]
     if failing:
         first = failing[0]
-        lead = (f'<p class="fix-first"><b>Fix first:</b> <a href="#{_e(first.grade_id)}"><code>{_e(first.check)}</code></a>'
+        lead = (f'<p class="fix-first"><b>{t("Fix first:")}</b> <a href="#{_e(first.grade_id)}"><code>{_e(first.check)}</code></a>'
                 f" &mdash; {_text(first.advice)}</p>")
     elif summaries:
-        lead = '<p class="all-passed"><b>Every check passed.</b></p>'
+        lead = f'<p class="all-passed"><b>{t("Every check passed.")}</b></p>'
     else:
         lead = ""
     rows = []
     for s in summaries:
-        status = "&#10003; passed" if s.passed else f"&#10007; {_text(s.advice)}"
+        status = f"&#10003; {t('passed')}" if s.passed else f"&#10007; {_text(s.advice)}"
         rows.append(f'<tr class="{"passed" if s.passed else "failed"}">'
                     f'<td><a href="#{_e(s.grade_id)}"><code>{_e(s.check)}</code></a></td>'
                     f'<td class="score">{s.score:g} / {s.points:g}</td><td class="status">{status}</td></tr>')
-    table = ('<table class="feedback-summary"><thead><tr><th>Check</th><th>Score</th><th>What to fix</th></tr>'
-             f'</thead><tbody>{"".join(rows)}</tbody></table>') if rows else ""
-    return f'<div class="feedback-summary tex2jax_ignore"><h2>Summary</h2>{lead}{table}{note}</div>'
+    table = (f'<table class="feedback-summary"><thead><tr><th>{t("Check")}</th><th>{t("Score")}</th>'
+             f'<th>{t("What to fix")}</th></tr></thead><tbody>{"".join(rows)}</tbody></table>') if rows else ""
+    return f'<div class="feedback-summary tex2jax_ignore"><h2>{t("Summary")}</h2>{lead}{table}{note}</div>'
 
 
 def _e(text: str) -> str:
@@ -188,15 +265,16 @@ def instructor_sources(resources) -> dict[str, str] | None:
     return {grade_id: source for grade_id, (source, _points) in cells.items()}
 
 
-def tidy_outputs(cell, sources: dict[str, str] | None = None) -> None:
-    """Drop what only nbgrader reads from a graded test cell; shorten an untouched stub's traceback."""
+def tidy_outputs(cell, sources: dict[str, str] | None = None, language: str = SOURCE_LANGUAGE) -> None:
+    """Drop what only nbgrader reads from a graded test cell; shorten an untouched stub's traceback
+    (to a note in ``language``)."""
     meta = cell.metadata.get("nbgrader", {})
     if cell.cell_type != "code":
         return
     if meta.get("grade") and not meta.get("solution") and verdict_records(cell, _source(cell, sources)):
         cell.outputs = [o for o in cell.outputs if o.get("output_type") not in ("execute_result", "error")]
         return
-    note = NOT_ATTEMPTED_NOTE if meta.get("solution") else CALLS_A_STUB_NOTE
+    note = translate(NOT_ATTEMPTED_NOTE if meta.get("solution") else CALLS_A_STUB_NOTE, language)
     cell.outputs = [new_output("stream", name="stderr", text=note)
                     if o.get("output_type") == "error" and o.get("ename") == "NotImplementedError" else o
                     for o in cell.outputs]
@@ -236,21 +314,34 @@ class FeedbackPage(NbGraderPreprocessor):
 
     reads = {"resources.nbgrader", "cell.metadata.nbgrader: score and comment", "cell.outputs: inert",
              "cell.source: hidden tests removed"}
-    writes = {"cell.metadata: page notes", "resources.feedback_summary", "resources.inlining: css"}
+    writes = {"cell.metadata: page notes", "resources.feedback_summary", "resources.inlining: css",
+              "resources.language"}
+
+    locals().update(traits_of("FeedbackPage"))  # feedback_language (grader.settings)
+
+    def page_language(self, resources) -> str:
+        """The language of this page: the student's (``grader.language.student_language``), read from
+        the course's private folder, never from the notebook."""
+        coursedir, student = converter_coursedir(self), (resources.get("nbgrader") or {}).get("student")
+        if coursedir is None or not student:
+            return self.feedback_language
+        return student_language(Path(coursedir.root) / STATE_DIR_NAME, student, self.feedback_language)
 
     def preprocess(self, nb, resources):
+        language = resources[PAGE_LANGUAGE_KEY] = self.page_language(resources)
         # ClearHiddenTests has removed the probe lines by now: trust comes from the gradebook.
         sources = instructor_sources(resources)
-        summaries = check_summaries(nb, sources)
+        summaries = check_summaries(nb, sources, language)
         passed_checks = {s.check for s in summaries if s.passed}
         course_cells = released_course_cells(self, resources)
         for cell in nb.cells:
-            tidy_outputs(cell, sources)
+            tidy_outputs(cell, sources, language)
+            say_verdict_in(cell, sources, language)
             mark_for_the_page(cell, passed_checks, course_cells)
         nb.cells = [cell for cell in nb.cells if cell.get("id") != SUMMARY_CELL_ID]
         note = working_folder_note(nb)
         if summaries or note:  # a notebook without hidden checks or a note gets no summary, not an empty heading
-            summary = new_markdown_cell(summary_html(summaries, note))
+            summary = new_markdown_cell(summary_html(summaries, note, language))
             summary["id"] = SUMMARY_CELL_ID
             nb.cells.insert(0, summary)
         resources.setdefault("inlining", {}).setdefault("css", []).append(PAGE_CSS)
