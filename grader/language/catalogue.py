@@ -5,7 +5,7 @@ no catalogue. Each other language has ``locales/<language>/LC_MESSAGES/grader.po
 Babel and compiled in memory once per process. A message a catalogue does not translate is shown
 in English (gettext's fallback), so a page is never missing a sentence.
 
-Messages with values name them in braces (``"Feedback on {assignment}"``); a translation keeps the
+Messages with values name them in braces (``"First problem: {problem}"``); a translation keeps the
 same names (tested), and :func:`translate` fills them after translating.
 """
 from __future__ import annotations
