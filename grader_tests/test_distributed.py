@@ -28,7 +28,7 @@ from nbgrader.api import Gradebook
 from grader.course import ASSIGNMENTS, Course
 from grader.demo.corpus import get_submission, hand_in, write_submission
 from grader.demo.simulated_class import simulated_class
-from grader.grading.ungradable_record import ungradable_reason
+from grader.grading.ungradable_record import ungradable_code, ungradable_reason
 from grader.scheduling import cluster_security as cs
 from grader.scheduling.dask_cluster import ClusterSetupError, cluster_problems, grade_on_dask, lock_name, worker_view
 from grader.scheduling.pool import grade_class
@@ -121,10 +121,12 @@ def test_dask_grading_gives_the_same_per_cell_scores_as_local_grading(seeded_cou
     assert [o.student for o in dask_outcomes] == students
     assert per_cell_scores(seeded_course, ASSIGNMENT, students) == per_cell_scores(local, ASSIGNMENT, students)
     assert ({o.student: o.graded for o in dask_outcomes} == {o.student: o.graded for o in local_outcomes})
+    assert ({o.student: o.code for o in dask_outcomes} == {o.student: o.code for o in local_outcomes})
     assert any(not o.graded for o in dask_outcomes)  # the unreadable hand-in is recorded, not lost
     for outcome in dask_outcomes:
         if not outcome.graded:
             assert ungradable_reason(seeded_course, ASSIGNMENT, outcome.student) == outcome.reason.strip()
+            assert ungradable_code(seeded_course, ASSIGNMENT, outcome.student) == outcome.code == "notebook-unreadable"
 
 
 def test_grader_autograde_with_scheduler_grades_every_submission_on_the_cluster(seeded_course, cluster,

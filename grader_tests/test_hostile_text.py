@@ -10,7 +10,7 @@ from rich.console import Console
 from grader.course import create_course
 from grader.grading.grade_one import REASON_LINE_LIMIT, _reason_from, grade_one
 from grader.grading.probe_cells import METADATA_KEY
-from grader.grading.screen import student_id_problem
+from grader.grading.admission import student_id_refusal
 from grader.grading.verdict_records import read_verdict_records, verdict_records
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.terminal import print_class_report
@@ -84,7 +84,7 @@ def test_report_prints_markup_in_names_and_reasons_literally():
 
 @pytest.mark.parametrize("student", ["ada", "s1234567", "a.b-c_d@uni.edu", "first+last"])
 def test_ordinary_student_ids_are_accepted(student):
-    assert student_id_problem(student) is None
+    assert student_id_refusal(student) is None
 
 
 @pytest.mark.parametrize("student", ['<img src=x onerror="alert(1)">', "x'><script>alert(1)</script>",

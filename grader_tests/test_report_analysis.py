@@ -10,11 +10,11 @@ from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.timings import grading_times
 
 
-def student(name, score, fractions, status="graded"):
+def student(name, score, fractions, status="graded", code=None):
     """A student with ``score`` of 10 points and the given check -> fraction of points."""
     return StudentResult(name, score, 10.0, status, {
         check: {"check": check, "fraction": fraction, "stage": None if fraction == 1 else "inaccurate",
-                "misconception": None} for check, fraction in fractions.items()})
+                "misconception": None} for check, fraction in fractions.items()}, code=code)
 
 
 # Six graded students, strongest first: the top third is (s1, s2), the bottom third (s5, s6).
@@ -27,7 +27,7 @@ CLASS = ClassReport("02_softmax", [
     student("s4", 6, {"hard": 0.0, "easy": 1.0, "inverted": 1.0, "partial": 1.0}),
     student("s5", 3, {"hard": 0.0, "easy": 1.0, "inverted": 1.0, "partial": 0.0}),
     student("s6", 2, {"hard": 0.0, "easy": 1.0, "inverted": 1.0, "partial": 0.0}),
-    student("zz", 0, {}, status="ungradable: not a notebook"),
+    student("zz", 0, {}, status="ungradable: not a notebook", code="notebook-unreadable"),
 ])
 
 
@@ -65,7 +65,7 @@ def test_checks_are_listed_hardest_first():
 
 
 def test_ungradable_students_are_listed_with_their_reason():
-    assert assignment_summary(CLASS).ungradable == [("zz", "not a notebook")]
+    assert assignment_summary(CLASS).ungradable == [("zz", "notebook-unreadable", "not a notebook")]
 
 
 def test_a_misconception_is_re_taught_from_its_own_lesson_section():

@@ -90,10 +90,11 @@ def test_report_lists_the_late_submission_as_the_gradebook_dates_it(report_page,
     assert late[0][2].get_text() == DUE.isoformat(timespec="seconds")
 
 
-def test_report_lists_the_ungradable_submission_with_its_reason(report_page, graded_class):
+def test_report_lists_the_ungradable_submission_with_its_refusal_code_and_reason(report_page, graded_class):
     rows = _table(report_page.dom, "ungradable")
-    assert [(r[0].get_text(), r[1].get_text()) for r in rows] == [
-        (UNGRADABLE_STUDENT, ungradable_reason(graded_class.course, ASSIGNMENT, UNGRADABLE_STUDENT))]
+    assert [(r[0].get_text(), r[1].get_text(), r[2].get_text()) for r in rows] == [
+        (UNGRADABLE_STUDENT, "notebook-unreadable",
+         ungradable_reason(graded_class.course, ASSIGNMENT, UNGRADABLE_STUDENT))]
 
 
 def test_every_submission_has_a_recorded_grading_time(graded_class, gradebook):

@@ -76,7 +76,7 @@ def test_a_flood_of_inbound_entries_is_refused_in_bulk_and_recorded_once(setup, 
         GradingLoop(setup.course, workers=1).run(once=True)
     records = journal(setup)
     assert records.floods() == {attacker: 5000}
-    assert not [owner for _, owner, _ in records.refused_folders() if owner == attacker]
+    assert not [owner for _, owner, _, _ in records.refused_folders() if owner == attacker]
     assert [line for line in caplog.messages if attacker in line] == [
         f"refused 5000 new inbound entries of {attacker} at once (more than 50 a look); its later floods "
         "are counted in the journal, not logged"]
@@ -111,7 +111,7 @@ def test_a_few_stray_entries_of_an_account_are_each_recorded(setup):
     owned_entries(setup, student, 3)
     GradingLoop(setup.course, workers=1).run(once=True)
     assert journal(setup).floods() == {}
-    assert sorted(name for name, owner, _ in journal(setup).refused_folders() if owner == student) == [
+    assert sorted(name for name, owner, _, _ in journal(setup).refused_folders() if owner == student) == [
         b"flood-0", b"flood-1", b"flood-2"]
 
 
@@ -126,7 +126,7 @@ def test_an_account_over_its_collect_cpu_budget_waits_while_a_classmate_is_colle
     with caplog.at_level(logging.WARNING, logger="grader.watch"):
         loop.run(once=True)
         loop.collect_new()
-    refused = [name for name, owner, _ in journal(setup).refused_folders() if owner == reader]
+    refused = [name for name, owner, _, _ in journal(setup).refused_folders() if owner == reader]
     assert len(refused) == 1  # the first entry spent the budget; the other four wait for the next hour
     (honest,) = journal(setup).of(classmate, SOFTMAX)
     assert honest.outcome == "graded"
@@ -177,7 +177,7 @@ def test_an_unfinished_folder_touched_every_half_second_does_not_make_the_servic
     late = [(wall, cpu) for wall, cpu in looks if wall - start >= 5.0]  # after it was refused
     assert len(late) <= 20, f"{len(late)} looks in the last {late[-1][0] - late[0][0]:.1f} s"
     assert late[-1][1] - late[0][1] < 0.5  # CPU seconds of those looks
-    (reason,) = [reason for name, _, reason in journal(setup).refused_folders() if name == os.fsencode(folder.name)]
+    (reason,) = [reason for name, _, reason, _ in journal(setup).refused_folders() if name == os.fsencode(folder.name)]
     assert "still had no submission_secret.txt 3 s after it appeared" in reason
 
 

@@ -220,14 +220,14 @@ def test_a_hand_in_over_the_accounts_archive_budget_leaves_a_page(scene):
 
 
 def test_a_sparse_file_counts_at_its_full_size_toward_the_archive_budget(scene):
-    (reason,) = [reason for name, owner, reason in scene.journal().refused_folders()
+    (reason,) = [reason for name, owner, reason, _ in scene.journal().refused_folders()
                  if owner == scene.accounts["disk"].name]
     taken = re.match(r"your earlier hand-ins already take ([0-9.]+) MB of the course's archive", reason)
     assert taken and 1.5 <= float(taken.group(1)) < 1.8  # the sparse 1.5 MB, the notebook, a few blocks
 
 
 def test_refused_folders_are_recorded_for_the_instructor_with_their_owner(scene):
-    owners = {owner for _, owner, _ in scene.journal().refused_folders()}
+    owners = {owner for _, owner, _, _ in scene.journal().refused_folders()}
     assert {scene.accounts[role].name for role in ("short_secret", "unknown_assignment", "not_a_date")} <= owners
     assert {student.name for student in scene.rush} <= owners
 

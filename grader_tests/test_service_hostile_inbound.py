@@ -64,7 +64,7 @@ class Scene:
         return self.journal().of(self.id(role), ASSIGNMENT)
 
     def refused(self) -> dict[bytes, str]:
-        return {name: reason for name, _, reason in self.journal().refused_folders()}
+        return {name: reason for name, _, reason, _ in self.journal().refused_folders()}
 
     def notebook(self, submission: str) -> str:
         release = nbformat.read(self.course.release_notebook(ASSIGNMENT), as_version=4)

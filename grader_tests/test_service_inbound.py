@@ -62,20 +62,23 @@ def test_a_link_anywhere_refuses_the_whole_hand_in_and_copies_nothing(tmp_path):
     (source / "deep" / "er" / "link.txt").symlink_to(tmp_path / "private.txt")
     with pytest.raises(HandinRefused, match="deep/er/link.txt is a symbolic link") as refused:
         collect_folder(tmp_path / "inbound", folder_of(source), tmp_path / "out", HandinBudget())
+    assert refused.value.code == "special-file"
     assert refused.value.secret == SECRET  # so its author can be told
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("budget, files, says", [
-    (HandinBudget(max_bytes=1000), {"big.bin": "x" * 2000}, "more than 0.001 MB"),
-    (HandinBudget(max_entries=3), {f"f{i}.txt": "x" for i in range(5)}, "more than 3 files"),
-    (HandinBudget(max_notebooks=2), {f"n{i}.ipynb": "{}" for i in range(3)}, "more than 2 notebooks"),
-    (HandinBudget(max_depth=2), {"a/b/c/d.txt": "x"}, "nested more than 2 deep"),
+@pytest.mark.parametrize("budget, files, says, code", [
+    (HandinBudget(max_bytes=1000), {"big.bin": "x" * 2000}, "more than 0.001 MB", "handin-too-large"),
+    (HandinBudget(max_entries=3), {f"f{i}.txt": "x" for i in range(5)}, "more than 3 files", "too-many-files"),
+    (HandinBudget(max_notebooks=2), {f"n{i}.ipynb": "{}" for i in range(3)}, "more than 2 notebooks",
+     "too-many-notebooks"),
+    (HandinBudget(max_depth=2), {"a/b/c/d.txt": "x"}, "nested more than 2 deep", "nested-too-deep"),
 ])
-def test_a_hand_in_over_its_budget_is_refused_before_copying(tmp_path, budget, files, says):
+def test_a_hand_in_over_its_budget_is_refused_before_copying(tmp_path, budget, files, says, code):
     source = handin(tmp_path / "inbound", files=files)
-    with pytest.raises(HandinRefused, match=says):
+    with pytest.raises(HandinRefused, match=says) as refused:
         collect_folder(tmp_path / "inbound", folder_of(source), tmp_path / "out", budget)
+    assert refused.value.code == code
     assert not (tmp_path / "out").exists()
 
 
@@ -106,5 +109,7 @@ def test_listing_describes_links_and_bad_names_and_skips_nothing(tmp_path):
     (inbound / "not-a-handin").mkdir()
     found = {f.name: f for f in list_folder_exchange(inbound, lambda student, uid: None)}
     assert found[os.fsencode(good.name)].problem is None and found[os.fsencode(good.name)].complete
-    assert "symbolic link" in found[b"ann+02_softmax+2026-12-01 10:00:01 UTC+link"].problem
-    assert "is not <student>+<assignment>" in found[b"not-a-handin"].problem
+    link = found[b"ann+02_softmax+2026-12-01 10:00:01 UTC+link"].problem
+    assert (link.code, "symbolic link" in link.student_text) == ("not-a-folder", True)
+    bad_name = found[b"not-a-handin"].problem
+    assert (bad_name.code, "is not <student>+<assignment>" in bad_name.student_text) == ("not-a-handin-name", True)

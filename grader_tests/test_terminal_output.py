@@ -13,7 +13,7 @@ from rich.console import Console
 
 from grader.console import PIPED_WIDTH, make_console
 from grader.demo.corpus import get_submission, hand_in
-from grader.grading.screen import unreadable_reason
+from grader.grading.admission import notebook_refusal
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.terminal import print_class_report
 from grader.scheduling.class_run import run_autograde
@@ -37,7 +37,9 @@ def test_the_claims_table_piped_into_a_file_keeps_to_100_columns():
 
 
 def test_a_truncated_notebook_is_ungradable_for_a_reason_in_words():
-    reason = unreadable_reason(TRUNCATED)
+    refusal = notebook_refusal(TRUNCATED)
+    reason = refusal.student_text
+    assert refusal.code == "notebook-unreadable"
     assert "stops in the middle of the notebook" in reason
     assert '{"' not in reason and "NotJSONError" not in reason
 

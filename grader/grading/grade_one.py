@@ -1,9 +1,10 @@
 """Grade one (assignment, student) pair in this process: screen, autograde, feedback, record.
 
 ``grade_one`` is the task every scheduler runs (``grader.scheduling.pool``, ``grader.scheduling.dask_cluster``,
-``grader.service.grading``). It screens the submission (``grader.grading.screen``), runs nbgrader's
+``grader.service.grading``). It passes the submission through the admission gate
+(``grader.grading.admission``), runs nbgrader's
 ``Autograde`` with the course's pipeline (``grader.grading.pipeline``) and the feedback page, and
-ends with a score or with an "ungradable" record and its reason (``grader.grading.ungradable_record``);
+ends with a score or with an "ungradable" record, its refusal code and reason (``grader.grading.ungradable_record``);
 a finished submission gets a record (``grader.grading.run_record``) so a re-run skips it while its
 inputs are unchanged.
 
@@ -23,7 +24,7 @@ from pathlib import Path
 from grader.course import Course
 from grader.grading import nbgrader_apps, run_record
 from grader.grading.nbgrader_compat import reuse_gradebook_connections, validate_metadata_with_cached_schema
-from grader.grading.screen import student_id_problem, unreadable_reason
+from grader.grading.admission import Limits, admit, file_names_refusal, limits_of, refused, student_id_refusal
 from grader.grading.status_page import write_ungradable_page
 from grader.grading.step_times import TimedAutograde, new_times, settle
 from grader.grading.ungradable_record import clear_ungradable, record_ungradable
@@ -33,7 +34,8 @@ from grader.state_folders import AUTOGRADE_LOG as LOG_NAME
 
 @dataclass(frozen=True)
 class GradingOutcome:
-    """What happened to one submission: graded, or ungradable with the reason.
+    """What happened to one submission: graded, or ungradable with the reason (its author's words)
+    and ``code`` (``grader.grading.admission.CODES``).
 
     ``times``: seconds per step (``grader.grading.step_times.CATEGORIES``); ``skipped``: not graded
     again because an earlier run graded the same inputs (``graded`` and ``reason`` are that
@@ -47,46 +49,70 @@ class GradingOutcome:
     seconds: float
     times: dict[str, float] = field(default_factory=dict)
     skipped: bool = False
+    code: str | None = None
 
 
-def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome:
+def grade_one(course_root: str, assignment: str, student: str, limits: Limits | None = None) -> GradingOutcome:
     """Autograde one submission in this process; never raises for a bad submission.
 
-    Afterwards the submission's record says it was graded with its current inputs.
+    ``limits``: the admission gate's notebook limits (default: the course's settings). Afterwards
+    the submission's record says it was graded with its current inputs.
     """
     course = Course(Path(course_root))
-    refusal = student_id_problem(student)
-    if refusal is not None:  # refused before anything records the id (see student_id_problem)
-        return GradingOutcome(student, assignment, False, refusal, 0.0)
+    refusal = student_id_refusal(student)
+    if refusal is not None:  # refused before anything records the id (see student_id_refusal)
+        return GradingOutcome(student, assignment, False, refusal.student_text, 0.0, code=refusal.code)
     _route_warnings_to_log(course)
     reuse_gradebook_connections()
     validate_metadata_with_cached_schema()
     started = time.perf_counter()
     times = new_times()
     clear_ungradable(course, assignment, student)
-    # Before nbgrader copies or reads anything: links, FIFOs, devices and oversized files move out.
-    notebook = course.submitted_notebook(student, assignment)
-    moved = quarantine_submission(notebook.parent, quarantine_folder(course.root, student, assignment))
-    inputs = run_record.fingerprint(course, assignment, student)  # of what is graded
-    reason = unreadable_reason(notebook)
-    if reason is not None and moved:
-        reason += " Moved out of the submission folder: " + "; ".join(moved) + "."
-    if reason is None:
+    folder = course.submitted_notebook(student, assignment).parent
+    # A name that is not UTF-8 cannot be moved, fingerprinted or carried by nbgrader: refused first.
+    refusal = file_names_refusal(folder)
+    moved, inputs = [], None
+    if refusal is None:
+        # Before nbgrader copies or reads anything: links, FIFOs, devices and oversized files move out.
+        moved = quarantine_submission(folder, quarantine_folder(course.root, student, assignment))
+        inputs = run_record.fingerprint(course, assignment, student)  # of what is graded
+        refusal = admit(course, assignment, student, folder, limits or _course_limits(course))
+    if refusal is not None and moved:
+        refusal = refused(refusal.code, refusal.student_text + " Moved out of the submission folder: "
+                          + "; ".join(moved) + ".")
+    if refusal is None:
         try:
             result = _autograde(course, assignment, student, times)
-            reason = None if result["success"] else _reason_from(result)
+            refusal = None if result["success"] else refused("grading-failed", _reason_from(result))
         except Exception as exc:  # a converter crash is this submission's problem only
-            reason = f"{type(exc).__name__}: {exc}"
-    if reason is not None:
-        record_ungradable(course, assignment, student, reason)
-        write_ungradable_page(course, student, assignment, reason)
+            refusal = refused("grading-failed", f"{type(exc).__name__}: {exc}")
+    if refusal is not None:
+        record_ungradable(course, assignment, student, refusal)
+        write_ungradable_page(course, student, assignment, refusal.student_text)
     seconds = time.perf_counter() - started
-    outcome = GradingOutcome(student, assignment, reason is None, reason, seconds, settle(times, seconds))
+    reason = None if refusal is None else refusal.student_text
+    outcome = GradingOutcome(student, assignment, refusal is None, reason, seconds, settle(times, seconds),
+                             code=None if refusal is None else refusal.code)
+    if inputs is None:  # nothing was fingerprinted: the next run looks at it again
+        return outcome
     run_record.write_record(course, assignment, student, {
-        "fingerprint": inputs, "graded": outcome.graded, "reason": reason,
+        "fingerprint": inputs, "graded": outcome.graded, "reason": reason, "code": outcome.code,
         "seconds": round(seconds, 3), "times": {k: round(v, 4) for k, v in outcome.times.items()},
         "finished": time.time()})
     return outcome
+
+
+_limits: dict[str, tuple[float, Limits]] = {}
+
+
+def _course_limits(course: Course) -> Limits:
+    """The course's admission limits, read once per worker process (again if the config changed)."""
+    path = course.root / "nbgrader_config.py"
+    mtime = path.stat().st_mtime if path.exists() else 0.0
+    cached = _limits.get(str(path))
+    if cached is None or cached[0] != mtime:
+        cached = _limits[str(path)] = (mtime, limits_of(course))
+    return cached[1]
 
 
 _configs: dict[str, tuple[float, object]] = {}

@@ -68,7 +68,7 @@ class AssignmentSummary:
     report: ClassReport
     checks: list[CheckRow]  # hardest (lowest pass rate) first
     misconceptions: list[MisconceptionRow]  # most frequent first
-    ungradable: list[tuple[str, str]]  # (student, reason)
+    ungradable: list[tuple[str, str, str]]  # (student, refusal code or "—", reason)
     late: list[LateRow]
     grading_seconds: dict[str, float] = field(default_factory=dict)  # student -> seconds
     similarity: SimilarityReport | None = None  # pairs possibly written together (instructors only)
@@ -156,7 +156,7 @@ def assignment_summary(report: ClassReport, late: list[LateRow] | None = None,
     checks.sort(key=lambda row: (row.pass_rate, row.check))
     misconceptions = [MisconceptionRow(check, name, n, lesson_of(check, name))
                       for check, name, n in report.misconceptions()]
-    ungradable = [(r.student, r.status.removeprefix(UNGRADABLE_PREFIX)) for r in report.students
+    ungradable = [(r.student, r.code or "—", r.status.removeprefix(UNGRADABLE_PREFIX)) for r in report.students
                   if r.status.startswith(UNGRADABLE_PREFIX)]
     return AssignmentSummary(report, checks, misconceptions, ungradable, late or [],
                              dict(grading_seconds or {}))

@@ -16,7 +16,7 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from grader.course import Course
-from grader.grading.ungradable_record import ungradable_reason
+from grader.grading.ungradable_record import ungradable_code, ungradable_reason
 from grader.grading.verdict_records import read_verdict_records
 
 HISTOGRAM_BINS = (0, 20, 40, 60, 80, 100)  # percent of the maximum score
@@ -30,6 +30,7 @@ class StudentResult:
     status: str  # "graded", or "ungradable: <reason>"
     checks: dict[str, dict] = field(default_factory=dict)  # check name -> verdict record
     ignored_records: int = 0  # forged or malformed verdict records in the autograded notebook
+    code: str | None = None  # ungradable: the refusal code (grader.grading.admission.CODES)
 
     @property
     def percent(self) -> float:
@@ -80,7 +81,7 @@ def build_report(course: Course, assignment: str) -> ClassReport:
             checks, ignored = _verdicts(course, assignment, student)
             results.append(StudentResult(student, score, max_score,
                                          "graded" if reason is None else f"ungradable: {reason}",
-                                         checks, ignored))
+                                         checks, ignored, ungradable_code(course, assignment, student)))
     return ClassReport(assignment, results)
 
 

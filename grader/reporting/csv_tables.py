@@ -5,7 +5,7 @@ Columns: ``assignment, table, row, column, value``. ``table`` is one of
 - ``students``: row = student; columns score, max_score, percent, status, first_problem, grading_seconds;
 - ``checks``: row = check (hardest first); columns passed, graded, pass_rate, discrimination, lesson;
 - ``misconceptions``: row = "check: misconception" (most frequent first); columns check, misconception, students, lesson;
-- ``ungradable``: row = student; column reason;
+- ``ungradable``: row = student; columns code (the refusal code), reason;
 - ``late``: row = student; columns submitted, due, seconds_late, penalty;
 - ``histogram``: row = score range; column students;
 - ``similar_pairs``: row = "student | student" (highest score first); columns student_a, student_b,
@@ -51,7 +51,8 @@ def rows(summary: AssignmentSummary) -> Iterator[tuple[str, str, str, str, objec
         for column, value in (("check", m.check), ("misconception", m.misconception),
                               ("students", m.students), ("lesson", m.lesson)):
             yield a, "misconceptions", key, column, value
-    for student, reason in summary.ungradable:
+    for student, code, reason in summary.ungradable:
+        yield a, "ungradable", student, "code", code
         yield a, "ungradable", student, "reason", reason
     for late in summary.late:
         for column, value in (("submitted", late.submitted), ("due", late.due),

@@ -88,7 +88,7 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
     print_run_summary(outcomes, elapsed, course, console)
     for assignment in assignments:
         print_class_report(build_report(course, assignment), console)
-    return 1 if any(o.reason and "grading process failed" in o.reason for o in outcomes) else 0
+    return 1 if any(o.code == "worker-died" for o in outcomes) else 0
 
 
 def grading_progress(console: Console) -> Progress:
@@ -116,7 +116,8 @@ def assignment_bars(progress: Progress, assignments: list[str]) -> Callable[[Gra
 
 
 def print_run_summary(outcomes: list[GradingOutcome], elapsed: float, course: Course, console: Console) -> None:
-    """Counts, throughput, the mean time per step, and every ungradable submission with its reason."""
+    """Counts, throughput, the mean time per step, and every ungradable submission with its refusal
+    code (``grader.grading.admission.CODES``) and reason."""
     graded = [o for o in outcomes if not o.skipped]  # this run's, with a score or not
     skipped = len(outcomes) - len(graded)
     ungradable = [o for o in outcomes if not o.graded]
@@ -133,5 +134,6 @@ def print_run_summary(outcomes: list[GradingOutcome], elapsed: float, course: Co
         console.print(table)
     for o in ungradable:
         # plain Text: a reason may quote the submission, whose brackets must not become markup
-        console.print(Text(f"{o.assignment} {o.student}: ungradable — {o.reason}", style="yellow"))
+        console.print(Text(f"{o.assignment} {o.student}: ungradable [{o.code or 'unknown'}] — {o.reason}",
+                           style="yellow"))
     console.print(f"library warnings and logs: {course.state_dir / LOG_NAME}")

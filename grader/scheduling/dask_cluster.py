@@ -36,6 +36,7 @@ from pathlib import Path
 
 from grader.course import CONFIG_FILE, Course, enable_concurrent_writers, printable_db_url
 from grader.grading.grade_one import GradingOutcome, grade_one
+from grader.grading.admission import refused
 from grader.grading.ungradable_record import record_ungradable
 from grader.scheduling.cluster_security import (
     CA_FILE,
@@ -133,15 +134,15 @@ def failed_task_outcome(course: Course, assignment: str, student: str, error: Ba
     from distributed import KilledWorker
 
     if isinstance(error, KilledWorker):
-        reason = ("the grading worker died while grading this submission, on every attempt "
-                  f"({error}); grade it again, and check the workers' memory limits")
+        code, reason = "worker-died", ("the grading worker died while grading this submission, on every "
+                                       f"attempt ({error}); grade it again, and check the workers' memory limits")
     else:
-        reason = f"grading failed on the cluster: {type(error).__name__}: {str(error)[:300]}"
+        code, reason = "grading-failed", f"grading failed on the cluster: {type(error).__name__}: {str(error)[:300]}"
     try:
-        record_ungradable(course, assignment, student, reason)
+        record_ungradable(course, assignment, student, refused(code, reason))
     except Exception as exc:  # the gradebook itself is unreachable: the outcome still says why
         reason += f" (recording it in the gradebook failed too: {type(exc).__name__}: {str(exc)[:200]})"
-    return GradingOutcome(student, assignment, False, reason, 0.0)
+    return GradingOutcome(student, assignment, False, reason, 0.0, code=code)
 
 
 def connect(course: Course, scheduler_address: str, insecure_scheduler: bool):

@@ -28,7 +28,7 @@ def pending_submissions(course: Course, pairs: Iterable[tuple[str, str]],
         record = None if force else run_record.read_record(course, assignment, student)
         if record is not None and record.get("fingerprint") == run_record.fingerprint(course, assignment, student):
             skipped.append(GradingOutcome(student, assignment, bool(record.get("graded")), record.get("reason"),
-                                          0.0, skipped=True))
+                                          0.0, skipped=True, code=record.get("code")))
         else:
             todo.append((assignment, student))
     return todo, skipped
@@ -79,7 +79,7 @@ def grade_submissions(course: Course, pairs: Iterable[tuple[str, str]], workers:
                         assignment, student = futures[future]
                         outcome = GradingOutcome(student, assignment, False,
                                                  f"the grading process failed ({type(exc).__name__}: {exc}); "
-                                                 "run grader autograde again to retry", 0.0)
+                                                 "run grader autograde again to retry", 0.0, code="worker-died")
                     by_pair[outcome.assignment, outcome.student] = outcome
                     if on_outcome:
                         on_outcome(outcome)

@@ -12,7 +12,7 @@ as ngshare), which authenticates who hands in, and a course that switched nbgrad
 """
 from __future__ import annotations
 
-from grader.grading.screen import student_id_problem
+from grader.grading.admission import student_id_refusal
 from grader.service.inbound import InboundFolder
 
 
@@ -22,6 +22,6 @@ def owner_of(folder: InboundFolder, check_owner: bool = True) -> str | None:
     student id)."""
     if folder.uid < 0 or not check_owner:  # a plug-in exchange's listing, or owners not checked
         return folder.student
-    if folder.uid == 0 or folder.owner.startswith("uid ") or student_id_problem(folder.owner) is not None:
+    if folder.uid == 0 or folder.owner.startswith("uid ") or student_id_refusal(folder.owner) is not None:
         return None
     return folder.owner

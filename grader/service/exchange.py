@@ -29,8 +29,8 @@ from nbgrader.exchange.default import ExchangeCollect as DefaultCollect
 from nbgrader.exchange.exchange_factory import ExchangeFactory
 from nbgrader.utils import parse_utc
 
-from grader.course import ASSIGNMENTS, Course, load_config, read_timestamp
-from grader.grading.screen import student_id_problem
+from grader.course import Course, load_config, read_timestamp
+from grader.grading.admission import Refusal, assignment_refusal, refused, student_id_refusal
 from grader.service.inbound import (
     SECRET_FILE,
     TIMESTAMP_FILE,
@@ -94,19 +94,19 @@ class CourseExchange:
             return list_folder_exchange(self.inbound_dir, self.owner_problem, known, max_per_account)
         return self._plugin_inbound()
 
-    def owner_problem(self, student: str, uid: int) -> str | None:
+    def owner_problem(self, student: str, uid: int) -> Refusal | None:
         """Why a folder owned by ``uid`` cannot be ``student``'s hand-in, or None when it can."""
-        problem = student_id_problem(student)
-        if problem is not None:
-            return f"the name {student!r} is not a student id"
+        if student_id_refusal(student) is not None:
+            return refused("not-a-handin-name", f"the name {student!r} is not a student id")
         if uid == 0:
-            return "the folder belongs to root, not to a student's account"
+            return refused("not-a-student-account", "the folder belongs to root, not to a student's account")
         owner = name_of_uid(uid)
         if owner.startswith("uid "):
-            return f"the folder belongs to {owner}, which has no account"
+            return refused("not-a-student-account", f"the folder belongs to {owner}, which has no account")
         if owner != student and self.check_owner:
-            return (f"this hand-in names student {student} but was handed in by the account {owner}; "
-                    "hand in your own work as yourself (nbgrader submit without --student).")
+            return refused("names-another-student",
+                           f"this hand-in names student {student} but was handed in by the account {owner}; "
+                           "hand in your own work as yourself (nbgrader submit without --student).")
         return None
 
     @property
@@ -129,9 +129,7 @@ class CourseExchange:
             for info in entry.get("submissions", [entry]):
                 name = f"{info['student_id']}+{info['assignment_id']}+{info['timestamp']}".encode()
                 folders.append(InboundFolder(name, -1, "", info["student_id"], info["assignment_id"],
-                                             info["timestamp"],
-                                             None if info["assignment_id"] in ASSIGNMENTS else
-                                             f"the course has no assignment {info['assignment_id']!r}"))
+                                             info["timestamp"], assignment_refusal(info["assignment_id"])))
         return folders
 
     def collect(self, folder: InboundFolder, dest: Path, budget: HandinBudget) -> Collected:

@@ -21,8 +21,8 @@ from grader.checks import all_checks
 from grader.course import Course, load_config, read_timestamp
 from grader.grading import nbgrader_apps
 from grader.grading.grade_one import grade_one
-from grader.grading.preprocessors.batched_save_autogrades import reuse_gradebook_connections
-from grader.grading.screen import Limits, handin_problem
+from grader.grading.admission import Limits, Refusal, read_record, refused
+from grader.grading.nbgrader_compat import reuse_gradebook_connections
 from grader.grading.status_page import ungradable_page
 from grader.grading.ungradable_record import record_ungradable
 from grader.grading.verdict_records import first_problem as verdict_first_problem
@@ -32,14 +32,15 @@ from grader.service import pages
 
 HANDIN = "handin"      # archive/<id>/handin: the submission as collected from the exchange
 FEEDBACK = "feedback"  # archive/<id>/feedback: its feedback folder, ready to release
-NOT_COLLECTED = "not_collected.txt"  # in a hand-in the service refused to copy: the reason
+NOT_COLLECTED = "not_collected.txt"  # in a hand-in the service refused to copy: its refusal (Refusal.as_record)
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class Result:
-    """What grading one submission produced; ``problem`` is the first problem or the reason."""
+    """What grading one submission produced; ``problem`` is the first problem or the reason, and
+    ``code`` the refusal code of an ungradable one (``grader.grading.admission.CODES``)."""
 
     graded: bool
     score: float
@@ -47,6 +48,7 @@ class Result:
     problem: str
     seconds: float
     steps: dict[str, float] = field(default_factory=dict)  # seconds per step, in order
+    code: str | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -77,26 +79,26 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
         shutil.rmtree(submitted)
     shutil.copytree(archive_dir / HANDIN, submitted)
 
-    reason = refusal_of(submitted) or handin_problem(course, assignment, submitted, limits)
+    refusal = refusal_of(submitted)
     steps.done("screen")
-    if reason is None:
-        outcome = grade_one(str(course.root), assignment, student)
-        reason = outcome.reason
+    if refusal is None:  # the admission gate runs in grade_one, as in every scheduler
+        outcome = grade_one(str(course.root), assignment, student, limits)
+        refusal = None if outcome.graded else refused(outcome.code or "grading-failed", outcome.reason or "")
     else:
-        record_ungradable(course, assignment, student, reason)
+        record_ungradable(course, assignment, student, refusal)
     steps.done("grade")
-    if reason is None:
+    if refusal is None:
         # the kernel worked in autograded/: the feedback is made with the service's timestamp and secret
         pages.write_recorded_files(course.root / "autograded" / student / assignment, archive_dir / HANDIN)
         result = nbgrader_apps.generate_feedback_warm(course, assignment, student)
         if not (result["success"] and course.feedback_page(student, assignment).exists()):
-            reason = "the feedback page could not be generated; the instructor has been told"
+            refusal = refused("feedback-failed", "the feedback page could not be generated; the instructor has been told")
     steps.done("feedback")
     score, max_score = _score(course, assignment, student)
-    if reason is not None:
+    if refusal is not None:
         pages.place(course, student, assignment, archive_dir / HANDIN, ungradable_page(
-            assignment, reason, student=student, handed_in=read_timestamp(archive_dir / HANDIN) or ""))
-        problem = reason
+            assignment, refusal.student_text, student=student, handed_in=read_timestamp(archive_dir / HANDIN) or ""))
+        problem = refusal.student_text
     else:
         problem = first_problem_of_notebook(course, assignment, student)
     # what the kernel left in its working folder (autograded/) came along into feedback/: dropped
@@ -106,15 +108,16 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
         shutil.rmtree(feedback_copy)
     shutil.copytree(course.root / "feedback" / student / assignment, feedback_copy)
     steps.done("record")
-    return Result(reason is None, score, max_score, problem, time.perf_counter() - started,
-                  steps.seconds).as_dict()
+    return Result(refusal is None, score, max_score, problem, time.perf_counter() - started,
+                  steps.seconds, None if refusal is None else refusal.code).as_dict()
 
 
-def refusal_of(folder: Path) -> str | None:
-    """The reason the service refused to copy this hand-in (``NOT_COLLECTED`` in its folder), or None."""
-    if (folder / NOT_COLLECTED).is_file():
-        return (folder / NOT_COLLECTED).read_text(encoding="utf-8")[:2000]
-    return None
+def refusal_of(folder: Path) -> Refusal | None:
+    """Why the service refused to copy this hand-in (``NOT_COLLECTED`` in its folder), or None."""
+    if not (folder / NOT_COLLECTED).is_file():
+        return None
+    code, reason = read_record((folder / NOT_COLLECTED).read_text(encoding="utf-8", errors="replace")[:2100])
+    return Refusal(code or "grading-failed", reason[:2000])
 
 
 def warm_up(course_root: str) -> None:

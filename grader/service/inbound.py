@@ -28,11 +28,12 @@ from pathlib import Path
 from nbgrader.utils import parse_utc
 
 from grader.course import TIMESTAMP_FILE
+from grader.grading.admission import Refusal, refused
 from grader.sandbox.submitted_links import special_kind
 from grader.settings import setting
 
 SECRET_FILE = "submission_secret.txt"
-FLOODED = "its owner made more new entries in inbound/ at once than the course allows"
+FLOODED = Refusal("flooded", "its owner made more new entries in inbound/ at once than the course allows")
 SECRET = re.compile(r"[0-9a-f]{128}")  # what nbgrader's submit writes: secrets.token_hex(64)
 MAX_SECRET_BYTES = 1024
 # A secret a refusal page may be keyed on: one line of printable ASCII, long enough not to be guessed.
@@ -58,15 +59,21 @@ class HandinBudget:
 
 
 class HandinRefused(Exception):
-    """A hand-in that must not be graded; the message says why, in words for its author.
+    """A hand-in that must not be graded: ``code`` (``grader.grading.admission.CODES``) and the
+    message, in words for its author.
 
     ``secret`` is the hand-in's submission secret when it could be read safely (so its author can
     be sent a page), else None.
     """
 
-    def __init__(self, message: str, secret: str | None = None):
+    def __init__(self, code: str, message: str, secret: str | None = None):
         super().__init__(message)
+        self.refusal = Refusal(code, message)
         self.secret = secret
+
+    @property
+    def code(self) -> str:
+        return self.refusal.code
 
 
 @dataclass(frozen=True)
@@ -75,7 +82,7 @@ class InboundFolder:
 
     ``name`` is the entry's name as the file system holds it (bytes); ``student``, ``assignment``
     and ``timestamp`` are the parts of a well-formed nbgrader name (else None, and ``problem``
-    says what is wrong with the name or the entry). ``owner`` is the account that owns the entry
+    is the refusal saying what is wrong with the name or the entry). ``owner`` is the account that owns the entry
     itself (not what a link points to), ``uid N`` when no account has that uid.
     """
 
@@ -85,7 +92,7 @@ class InboundFolder:
     student: str | None = None
     assignment: str | None = None
     timestamp: str | None = None
-    problem: str | None = None
+    problem: Refusal | None = None
     complete: bool = field(default=True, compare=False)
     flooded: bool = field(default=False, compare=False)  # one of too many new entries of its owner
     changed_at: float = field(default=0.0, compare=False)  # the entry's own st_ctime
@@ -156,7 +163,7 @@ def list_folder_exchange(inbound: Path, owner_problem, known: Set[bytes] = froze
                          max_per_account: int | None = None) -> list[InboundFolder]:
     """Every entry of ``inbound`` (a folder exchange's ``inbound/``) not in ``known``, each read on its own.
 
-    ``owner_problem(student, uid) -> str | None`` says why a folder owned by ``uid`` cannot speak
+    ``owner_problem(student, uid) -> Refusal | None`` says why a folder owned by ``uid`` cannot speak
     for ``student``. An entry that vanishes while it is read is left out (it is seen again, or not,
     at the next look); nothing an entry holds can make the listing raise. An account with more
     than ``max_per_account`` new entries has none of them read: each is listed ``flooded``, with
@@ -193,11 +200,12 @@ def _describe(inbound_fd: int, name: bytes, info: os.stat_result, owner_problem)
     owner = name_of_uid(info.st_uid)
     if not stat.S_ISDIR(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
-        return InboundFolder(name, info.st_uid, owner, problem=f"it is {kind}, not a hand-in folder",
+        return InboundFolder(name, info.st_uid, owner, problem=refused("not-a-folder", f"it is {kind}, not a hand-in folder"),
                              changed_at=info.st_ctime)
     parsed = parse_name(name)
     if isinstance(parsed, str):
-        return InboundFolder(name, info.st_uid, owner, problem=parsed, changed_at=info.st_ctime)
+        return InboundFolder(name, info.st_uid, owner, problem=refused("not-a-handin-name", parsed),
+                             changed_at=info.st_ctime)
     student, assignment, timestamp = parsed
     problem = owner_problem(student, info.st_uid)
     return InboundFolder(name, info.st_uid, owner, student, assignment, timestamp, problem,
@@ -241,7 +249,7 @@ def collect_folder(inbound: Path, folder: InboundFolder, dest: Path, budget: Han
         try:
             root_info = os.fstat(root_fd)
             if root_info.st_uid != folder.uid:
-                raise HandinRefused("the hand-in folder changed owner while it was read")
+                raise HandinRefused("owner-changed", "the hand-in folder changed owner while it was read")
             secret = _secret_of(root_fd, root_info.st_uid)
             try:
                 entries, latest_change = _plan(root_fd, root_info, budget)
@@ -266,7 +274,7 @@ def _open_dir(parent_fd: int, name: bytes) -> int:
         return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent_fd)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise HandinRefused(f"{_show(name)} is not a folder (a link or special file)") from None
+            raise HandinRefused("special-file", f"{_show(name)} is not a folder (a link or special file)") from None
         raise
 
 
@@ -292,33 +300,33 @@ def _plan(root_fd: int, root_info: os.stat_result, budget: HandinBudget) -> tupl
                 info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
                 latest = max(latest, info.st_ctime)
                 if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-                    raise HandinRefused(f"{_show(parts)} is a {special_kind(info.st_mode)}; hand in only the "
+                    raise HandinRefused("special-file", f"{_show(parts)} is a {special_kind(info.st_mode)}; hand in only the "
                                         "files of your assignment folder (nbgrader submit copies them)")
                 if info.st_uid != uid:
-                    raise HandinRefused(f"{_show(parts)} belongs to the account {name_of_uid(info.st_uid)}, "
+                    raise HandinRefused("foreign-file", f"{_show(parts)} belongs to the account {name_of_uid(info.st_uid)}, "
                                         "not to you; hand in only your own files")
                 if len(entries) + 1 > budget.max_entries:
-                    raise HandinRefused(f"the hand-in holds more than {budget.max_entries} files and "
+                    raise HandinRefused("too-many-files", f"the hand-in holds more than {budget.max_entries} files and "
                                         "folders; hand in only your assignment folder")
                 if stat.S_ISDIR(info.st_mode):
                     if len(parts) > budget.max_depth:
-                        raise HandinRefused(f"the hand-in has folders nested more than {budget.max_depth} "
+                        raise HandinRefused("nested-too-deep", f"the hand-in has folders nested more than {budget.max_depth} "
                                             "deep; hand in only your assignment folder")
                     child = _open_dir(dir_fd, name)
                     opened.append(child)
                     if (os.fstat(child).st_ino, os.fstat(child).st_dev) != (info.st_ino, info.st_dev):
-                        raise HandinRefused(f"{_show(parts)} changed while it was read")
+                        raise HandinRefused("changed-while-read", f"{_show(parts)} changed while it was read")
                     stack.append((child, parts))
                     entries.append(_Entry(parts, True, 0, (info.st_dev, info.st_ino)))
                     continue
                 total += info.st_size
                 if total > budget.max_bytes:
-                    raise HandinRefused(f"the hand-in holds more than {budget.max_bytes / MB:g} MB; "
+                    raise HandinRefused("handin-too-large", f"the hand-in holds more than {budget.max_bytes / MB:g} MB; "
                                         "clear the outputs of your notebooks and remove large files")
                 if len(parts) == 1 and name.endswith(b".ipynb"):
                     notebooks += 1
                     if notebooks > budget.max_notebooks:
-                        raise HandinRefused(f"the hand-in holds more than {budget.max_notebooks} "
+                        raise HandinRefused("too-many-notebooks", f"the hand-in holds more than {budget.max_notebooks} "
                                             "notebooks; hand in only your assignment folder")
                 entries.append(_Entry(parts, False, info.st_size, (info.st_dev, info.st_ino)))
     finally:
@@ -347,13 +355,13 @@ def _copy(root_fd: int, uid: int, entries: list[_Entry], dest: Path, budget: Han
                              dir_fd=parent_fd)
             except OSError as exc:
                 if exc.errno == errno.ELOOP:
-                    raise HandinRefused(f"{_show(entry.parts)} became a link while it was read") from None
+                    raise HandinRefused("changed-while-read", f"{_show(entry.parts)} became a link while it was read") from None
                 raise
             try:
                 info = os.fstat(fd)
                 if (not stat.S_ISREG(info.st_mode) or info.st_uid != uid
                         or (info.st_dev, info.st_ino) != entry.inode):
-                    raise HandinRefused(f"{_show(entry.parts)} changed while it was read")
+                    raise HandinRefused("changed-while-read", f"{_show(entry.parts)} changed while it was read")
                 copied += _copy_bounded(fd, target, budget.max_bytes - copied, entry.parts)
             finally:
                 os.close(fd)
@@ -373,7 +381,7 @@ def _copy_bounded(fd: int, target: Path, allowance: int, parts: tuple[bytes, ...
                 return written
             written += len(chunk)
             if written > allowance:
-                raise HandinRefused(f"{_show(parts)} grew while it was read, past the hand-in's size budget")
+                raise HandinRefused("changed-while-read", f"{_show(parts)} grew while it was read, past the hand-in's size budget")
             os.write(out, chunk)
     finally:
         os.close(out)
@@ -381,7 +389,7 @@ def _copy_bounded(fd: int, target: Path, allowance: int, parts: tuple[bytes, ...
 
 def _secret_of(root_fd: int, uid: int) -> str:
     """The hand-in's submission secret, read without following anything; raises HandinRefused."""
-    missing = HandinRefused(f"the hand-in has no {SECRET_FILE} written by nbgrader submit; "
+    missing = HandinRefused("no-secret", f"the hand-in has no {SECRET_FILE} written by nbgrader submit; "
                             "hand in with Submit (nbgrader submit)")
     try:
         fd = os.open(SECRET_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=root_fd)
@@ -399,7 +407,7 @@ def _secret_of(root_fd: int, uid: int) -> str:
 def _valid_secret(raw: bytes) -> str:
     text = raw.decode("ascii", "replace").strip()
     if len(raw) > MAX_SECRET_BYTES or not SECRET.fullmatch(text):
-        raise HandinRefused(f"the hand-in's {SECRET_FILE} is not one nbgrader submit wrote; "
+        raise HandinRefused("bad-secret", f"the hand-in's {SECRET_FILE} is not one nbgrader submit wrote; "
                             "hand in with Submit (nbgrader submit)")
     return text
 
@@ -456,7 +464,7 @@ def read_secret(path: Path) -> str:
     try:
         raw = path.read_bytes()[:MAX_SECRET_BYTES + 1]
     except FileNotFoundError:
-        raise HandinRefused(f"the hand-in has no {SECRET_FILE}; hand in with Submit (nbgrader submit)") from None
+        raise HandinRefused("no-secret", f"the hand-in has no {SECRET_FILE}; hand in with Submit (nbgrader submit)") from None
     return _valid_secret(raw)
 
 

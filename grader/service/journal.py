@@ -23,7 +23,9 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
+from grader.grading.admission import Refusal
 from grader.grading.readable_text import readable
 from grader.settings import SQLITE_BUSY_SECONDS
 
@@ -49,7 +51,8 @@ CREATE TABLE IF NOT EXISTS submissions (
     gradings INTEGER NOT NULL DEFAULT 0,
     refusal TEXT,                    -- why it must not be graded at all (e.g. handed in by another account)
     folder BLOB NOT NULL UNIQUE,     -- the hand-in folder's name in the exchange, as bytes
-    secret_digest TEXT               -- SHA-256 of its submission secret (names its feedback page)
+    secret_digest TEXT,              -- SHA-256 of its submission secret (names its feedback page)
+    code TEXT                        -- refused or ungradable: the refusal code (grader.grading.admission.CODES)
 );
 CREATE INDEX IF NOT EXISTS submissions_secret ON submissions (secret_digest);
 CREATE TABLE IF NOT EXISTS refused_folders (
@@ -57,7 +60,8 @@ CREATE TABLE IF NOT EXISTS refused_folders (
     owner TEXT NOT NULL,             -- the account owning the entry itself
     reason TEXT NOT NULL,
     seen_at REAL NOT NULL,
-    secret_digest TEXT               -- SHA-256 of the secret its author's page was keyed on, if one was sent
+    secret_digest TEXT,              -- SHA-256 of the secret its author's page was keyed on, if one was sent
+    code TEXT                        -- the refusal code (grader.grading.admission.CODES)
 );
 CREATE TABLE IF NOT EXISTS floods (
     owner TEXT PRIMARY KEY,          -- the account that made more inbound entries in one pass than its budget
@@ -91,6 +95,16 @@ class Row:
     refusal: str | None
     folder: bytes = b""
     secret_digest: str | None = None
+    code: str | None = None  # refused or ungradable: the refusal code (grader.grading.admission.CODES)
+
+
+class RefusedFolder(NamedTuple):
+    """An inbound entry that is nobody's hand-in: its name, owner, reason and refusal code."""
+
+    folder: bytes
+    owner: str
+    reason: str
+    code: str | None
 
 
 class Journal:
@@ -102,9 +116,11 @@ class Journal:
         self.db.execute("PRAGMA journal_mode=WAL")
         self._migrate()
         self.db.executescript(_SCHEMA)
-        refused_columns = {row[1] for row in self.db.execute("PRAGMA table_info(refused_folders)")}
-        if "secret_digest" not in refused_columns:  # a journal written before refused folders got pages
-            self.db.execute("ALTER TABLE refused_folders ADD COLUMN secret_digest TEXT")
+        # columns added since the first journals: a journal written before them gets them, empty
+        for table, column in (("refused_folders", "secret_digest"), ("refused_folders", "code"),
+                              ("submissions", "code")):
+            if column not in {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}:
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
 
     def _migrate(self) -> None:
         """A journal written before rows were keyed by folder name gets the new columns; its rows'
@@ -125,9 +141,9 @@ class Journal:
         self.db.close()
 
     def _rows(self, where: str = "1", args: tuple = ()) -> list[Row]:
-        cursor = self.db.execute(f"SELECT {_COLUMNS}, folder, secret_digest FROM submissions "
+        cursor = self.db.execute(f"SELECT {_COLUMNS}, folder, secret_digest, code FROM submissions "
                                  f"WHERE {where} ORDER BY id", args)
-        return [Row(*values[:-2], bytes(values[-2]), values[-1]) for values in cursor.fetchall()]
+        return [Row(*values[:-3], bytes(values[-3]), *values[-2:]) for values in cursor.fetchall()]
 
     def all(self) -> list[Row]:
         return self._rows()
@@ -142,17 +158,19 @@ class Journal:
                                     (folder, folder)).fetchone())
 
     def add(self, folder: bytes, student: str, assignment: str, timestamp: str, submitted_at: float,
-            refusal: str | None = None, secret_digest: str | None = None) -> int | None:
+            refusal: Refusal | None = None, secret_digest: str | None = None) -> int | None:
         """Record a collected hand-in; None when it was already recorded.
 
         ``timestamp`` is the one in the folder's name (shown to people), ``submitted_at`` the time
-        the hand-in counts as made (epoch seconds; see :mod:`grader.service.inbound`).
+        the hand-in counts as made (epoch seconds; see :mod:`grader.service.inbound`); ``refusal``:
+        why it must not be graded at all (its text and code are kept).
         """
         cursor = self.db.execute(
             "INSERT OR IGNORE INTO submissions (student, assignment, timestamp, submitted_at, "
-            "collected_at, state, refusal, folder, secret_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "collected_at, state, refusal, folder, secret_digest, code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (student, assignment, timestamp, submitted_at, time.time(), RECEIVED,
-             None if refusal is None else readable(refusal), folder, secret_digest))
+             None if refusal is None else readable(refusal.student_text), folder, secret_digest,
+             None if refusal is None else refusal.code))
         return cursor.lastrowid if cursor.rowcount else None
 
     def folder_with_secret(self, secret_digest: str) -> bytes | None:
@@ -163,12 +181,13 @@ class Journal:
                                 (secret_digest, secret_digest)).fetchone()
         return None if found is None else bytes(found[0])
 
-    def refuse_folder(self, folder: bytes, owner: str, reason: str, secret_digest: str | None = None) -> bool:
+    def refuse_folder(self, folder: bytes, owner: str, refusal: Refusal, secret_digest: str | None = None) -> bool:
         """Record an inbound entry that is nobody's hand-in (``secret_digest``: of the secret its
         author's page is keyed on, when one was sent); False when it was already recorded."""
         cursor = self.db.execute("INSERT OR IGNORE INTO refused_folders (folder, owner, reason, seen_at, "
-                                 "secret_digest) VALUES (?, ?, ?, ?, ?)",
-                                 (folder, owner, readable(reason), time.time(), secret_digest))
+                                 "secret_digest, code) VALUES (?, ?, ?, ?, ?, ?)",
+                                 (folder, owner, readable(refusal.student_text), time.time(), secret_digest,
+                                  refusal.code))
         return bool(cursor.rowcount)
 
     def known_folders(self) -> set[bytes]:
@@ -190,10 +209,10 @@ class Journal:
         """Account -> inbound entries refused together as its floods."""
         return dict(self.db.execute("SELECT owner, entries FROM floods ORDER BY first_seen"))
 
-    def refused_folders(self) -> list[tuple[bytes, str, str]]:
-        """(folder name, owner, reason) of every refused inbound entry, oldest first."""
-        return [(bytes(name), owner, reason) for name, owner, reason in self.db.execute(
-            "SELECT folder, owner, reason FROM refused_folders ORDER BY seen_at")]
+    def refused_folders(self) -> list[RefusedFolder]:
+        """Every refused inbound entry, oldest first."""
+        return [RefusedFolder(bytes(name), owner, reason, code) for name, owner, reason, code in self.db.execute(
+            "SELECT folder, owner, reason, code FROM refused_folders ORDER BY seen_at")]
 
     def in_state(self, *states: str) -> list[Row]:
         marks = ",".join("?" * len(states))

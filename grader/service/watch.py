@@ -41,8 +41,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError
 
 from grader.course import ASSIGNMENTS, Course, enable_concurrent_writers
-from grader.grading.preprocessors.batched_save_autogrades import reuse_gradebook_connections
-from grader.grading.screen import Limits
+from grader.grading.admission import Refusal, assignment_refusal, limits_from, refused
+from grader.grading.nbgrader_compat import reuse_gradebook_connections
 from grader.scheduling.cluster_security import InsecureSchedulerError
 from grader.scheduling.dask_cluster import ClusterSetupError
 from grader.scheduling.worker_lifetime import die_with_parent
@@ -138,7 +138,7 @@ class GradingLoop:
         self.exchange = CourseExchange(course)
         self.journal = Journal(course.state_dir / SERVICE_JOURNAL)
         self.archive_root = course.state_dir / HANDIN_ARCHIVE
-        self.limits = Limits(int(self.policy.max_notebook_megabytes * 1e6), self.policy.max_cells)
+        self.limits = limits_from(self.policy)
         self._stopping = False
         self._pool: cf.ProcessPoolExecutor | None = None
         self._inflight: dict[cf.Future, Row] = {}
@@ -274,7 +274,7 @@ class GradingLoop:
                     new += self._collect_or_wait(folder, noticed)
             except Exception as exc:  # never let one folder stop the service
                 log.exception("could not collect %s", folder.printable_name)
-                self._refuse_folder(folder, f"it could not be read ({type(exc).__name__}: {exc})")
+                self._refuse_folder(folder, refused("entry-unreadable", f"it could not be read ({type(exc).__name__}: {exc})"))
             finally:
                 self._collect_cpu.add(folder.owner, time.process_time() - started, noticed)
         for owner, entries in self._flood_counts.items():  # one journal write per account and pass
@@ -291,9 +291,9 @@ class GradingLoop:
         first_seen = self._first_seen.setdefault(folder.name, noticed)
         if noticed - first_seen >= self.policy.incomplete_handin_seconds:
             self._first_seen.pop(folder.name, None)
-            self._refuse_folder(folder, f"it still had no {SECRET_FILE} {self.policy.incomplete_handin_seconds:g} s "
-                                "after it appeared, so nbgrader submit did not write it; hand in with "
-                                "Submit (nbgrader submit)")
+            self._refuse_folder(folder, refused(
+                "incomplete-handin", f"it still had no {SECRET_FILE} {self.policy.incomplete_handin_seconds:g} s "
+                "after it appeared, so nbgrader submit did not write it; hand in with Submit (nbgrader submit)"))
             return 0
         if noticed - first_seen < SETTLING_WINDOW and noticed - folder.changed_at < SETTLING_WINDOW:
             self._settling = True
@@ -330,7 +330,7 @@ class GradingLoop:
                         self.policy.max_collect_cpu_seconds_per_hour)
         return True
 
-    def _refuse_folder(self, folder, reason: str, answer: bool = True, todo: str = REFUSED_TODO) -> None:
+    def _refuse_folder(self, folder, refusal: Refusal, answer: bool = True, todo: str = REFUSED_TODO) -> None:
         """Record an inbound entry that is nobody's hand-in, and tell its author why with a page
         where a page can find them (``answer``; see :meth:`_answer_key`); otherwise it is for the
         instructor only: the journal's refused folders and one log line."""
@@ -343,12 +343,12 @@ class GradingLoop:
                 self._flood_counts[folder.owner] = self._flood_counts.get(folder.owner, 0) + 1
                 return
             if key is not None:
-                self._send_refusal_page(folder, key, reason, todo)
-            if self.journal.refuse_folder(folder.name, folder.owner, reason,
+                self._send_refusal_page(folder, key, refusal.student_text, todo)
+            if self.journal.refuse_folder(folder.name, folder.owner, refusal,
                                           None if key is None else key.secret_digest):
                 told = f"a page told {folder.owner}" if key is not None else "no page can reach its author"
                 log.warning("refused inbound entry %r (owner %s): %s; %s", folder.printable_name,
-                            folder.owner or "unknown", reason, told)
+                            folder.owner or "unknown", refusal.instructor_text, told)
         except Exception:
             log.exception("could not record the refusal of %s", folder.printable_name)
 
@@ -381,13 +381,14 @@ class GradingLoop:
 
     def _collect_folder(self, folder, noticed: float) -> int:
         student = owner_of(folder, self.exchange.check_owner)  # never the name's word (attribution)
-        if folder.student is None or folder.assignment not in ASSIGNMENTS or student is None or (
-                folder.problem and not folder.problem.startswith("this hand-in names student")):
-            self._refuse_folder(folder, folder.problem
-                                or (f"the course has no assignment {folder.assignment!r} (its assignments: "
-                                    f"{', '.join(ASSIGNMENTS)})"
-                                    if folder.assignment not in ASSIGNMENTS else
-                                    f"the folder belongs to the account {folder.owner}, which is not a student's"))
+        # A hand-in named after a classmate is still its maker's row (refused, with a page to its maker).
+        problem = None if folder.problem is None or folder.problem.code == "names-another-student" else folder.problem
+        nobodys = problem or assignment_refusal(folder.assignment) or (None if student is not None else refused(
+            "not-a-student-account", f"the folder belongs to the account {folder.owner}, which is not a student's"))
+        if nobodys is None and folder.student is None:
+            nobodys = refused("not-a-handin-name", "its name is not the name nbgrader submit gives a hand-in")
+        if nobodys is not None:
+            self._refuse_folder(folder, nobodys)
             return 0
         if not folder.complete:
             return 0  # still being written by nbgrader submit: collected at the next look
@@ -395,8 +396,9 @@ class GradingLoop:
         used = archive_bytes(self.archive_root / student)
         allowed = self.policy.max_archive_megabytes_per_account * 1e6
         if used >= allowed:
-            self._refuse_folder(folder, f"your earlier hand-ins already take {used / 1e6:.1f} MB of the course's "
-                                f"archive, its limit per student ({allowed / 1e6:g} MB); this one was not kept",
+            self._refuse_folder(folder, refused(
+                "archive-full", f"your earlier hand-ins already take {used / 1e6:.1f} MB of the course's "
+                f"archive, its limit per student ({allowed / 1e6:g} MB); this one was not kept"),
                                 todo="ask the instructor: later hand-ins are refused too until they make room.")
             return 0
         row = Row(0, student, folder.assignment, folder.timestamp, 0, 0, "", None, None,
@@ -409,15 +411,15 @@ class GradingLoop:
             counted_at = collected.counted_at
         except FileNotFoundError:
             return 0  # the folder vanished while it was read; if it comes back it is read again
-        except HandinRefused as refused:
-            if refused.secret is None:  # no page can be sent safely: recorded, logged, never graded
-                self._refuse_folder(folder, str(refused))
+        except HandinRefused as not_copied:
+            if not_copied.secret is None:  # no page can be sent safely: recorded, logged, never graded
+                self._refuse_folder(folder, not_copied.refusal)
                 return 0
             # The hand-in is not copied; it is recorded and ends ungradable (or, under another
             # student's name, refused) with a page saying why.
-            secret_digest = hashlib.sha256(refused.secret.encode("ascii")).hexdigest()
+            secret_digest = hashlib.sha256(not_copied.secret.encode("ascii")).hexdigest()
             counted_at = time.time()
-            self._keep_refused_handin(archive, refused.secret, str(refused))
+            self._keep_refused_handin(archive, not_copied.secret, not_copied.refusal)
         except ExchangeError as exc:
             log.error("could not collect %s: %s", folder.printable_name, exc)
             return 0
@@ -425,7 +427,8 @@ class GradingLoop:
         if owner_of_secret is not None:
             # nbgrader names a feedback page after the submission secret: a reused secret would
             # release this page under another hand-in's name. Nothing is sent for it.
-            self._refuse_folder(folder, "its submission secret is the one of another hand-in", answer=False)
+            self._refuse_folder(folder, refused("secret-reused", "its submission secret is the one of another hand-in"),
+                                answer=False)
             shutil.rmtree(archive, ignore_errors=True)
             return 0
         row_id = self.journal.add(folder.name, student, folder.assignment, folder.timestamp,
@@ -440,14 +443,14 @@ class GradingLoop:
                 self._handin_failed(self.journal.get(row_id), exc)
         return int(row_id is not None)
 
-    def _keep_refused_handin(self, archive: Path, secret: str, reason: str) -> None:
+    def _keep_refused_handin(self, archive: Path, secret: str, refusal: Refusal) -> None:
         """A hand-in that was not copied keeps what its page needs: its secret, the counted time
-        and the reason (which grading reports as the reason it is ungradable)."""
+        and the refusal (which grading reports as the reason it is ungradable, with its code)."""
         shutil.rmtree(archive / HANDIN, ignore_errors=True)
         (archive / HANDIN).mkdir(parents=True, mode=0o755)
         (archive / HANDIN / SECRET_FILE).write_text(secret)
         (archive / HANDIN / TIMESTAMP_FILE).write_text(nbgrader_timestamp(time.time()))
-        (archive / HANDIN / NOT_COLLECTED).write_text(reason)
+        (archive / HANDIN / NOT_COLLECTED).write_text(refusal.as_record())
 
     def _answer_refused(self, row: Row) -> None:
         """Tell a refused hand-in's author why, through a staging folder: the course's own
@@ -463,7 +466,7 @@ class GradingLoop:
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         self.journal.update(row.id, state=RELEASED, outcome="refused", problem=row.refusal,
-                            finished_at=self.clock())
+                            finished_at=self.clock(), code=row.code)
         self._moments.pop(row.id, None)
         log.info("%s %s refused: %s", row.student, row.assignment, row.refusal)
 
@@ -546,10 +549,10 @@ class GradingLoop:
             try:
                 self._answer_without_grading(row, "ungradable", (
                     f"the service could not handle this hand-in ({type(exc).__name__}); the instructor "
-                    "has been told."), "ask the instructor; handing in again may not help.")
+                    "has been told."), "ask the instructor; handing in again may not help.", code="service-fault")
             except Exception:
                 log.exception("%s %s: could not record the hand-in as ungradable", row.student, row.assignment)
-                self.journal.update(row.id, state=RELEASED, outcome="ungradable",
+                self.journal.update(row.id, state=RELEASED, outcome="ungradable", code="service-fault",
                                     problem=f"the service could not handle it ({type(exc).__name__})")
         except Exception:  # the journal itself failed: the next pass finds the row as it is
             log.exception("%s %s: could not record what happened to the hand-in", row.student, row.assignment)
@@ -626,11 +629,14 @@ class GradingLoop:
         self.journal.update(row.id, state=WAITING, not_before=now + GRADING_TIME_RECHECK)
         return True
 
-    def _answer_without_grading(self, row: Row, outcome: str, detail: str, todo: str) -> None:
+    def _answer_without_grading(self, row: Row, outcome: str, detail: str, todo: str,
+                                code: str | None = None) -> None:
+        """Release a page saying ``outcome`` without grading (``code``: the refusal code of an
+        ungradable one) and record it."""
         self._place_and_release(row, pages.status_page_of(row.student, row.assignment, pages.utc(row.submitted_at),
                                                   outcome, detail, todo))
         self.journal.update(row.id, state=RELEASED, outcome=outcome, problem=detail,
-                            finished_at=self.clock())
+                            finished_at=self.clock(), code=code)
         self._moments.pop(row.id, None)
         log.info("%s %s %s: %s", row.student, row.assignment, outcome, detail)
 
@@ -657,10 +663,11 @@ class GradingLoop:
                 return
             self._answer_without_grading(row, "ungradable", (
                 f"grading stopped {row.gradings} times without a result ({type(exc).__name__}); "
-                "the instructor has been told."), "ask the instructor; handing in again will not help.")
+                "the instructor has been told."), "ask the instructor; handing in again will not help.",
+                code="service-fault")
             return
         self.journal.update(row.id, state=GRADED, finished_at=self.clock(), score=result["score"],
-                            max_score=result["max_score"], problem=result["problem"],
+                            max_score=result["max_score"], problem=result["problem"], code=result.get("code"),
                             outcome="graded" if result["graded"] else "ungradable")
         row = self.journal.get(row.id)
         graded = time.time()

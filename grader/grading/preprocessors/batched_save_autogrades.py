@@ -11,9 +11,6 @@ from __future__ import annotations
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor, SaveAutoGrades
 
-# the grading service imports the gradebook change by this older name too (one implementation)
-from grader.grading.nbgrader_compat import reuse_gradebook_connections  # noqa: F401
-
 
 class BatchedSaveAutoGrades(SaveAutoGrades):
     """Same scores as :class:`SaveAutoGrades`, written in a single transaction."""

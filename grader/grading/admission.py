@@ -1,0 +1,291 @@
+"""The admission gate: every rule that refuses a hand-in, and the one function every scheduler calls.
+
+A refusal is typed: :class:`Refusal` carries a ``code`` (a key of :data:`CODES`), the sentence its
+author reads and the line the instructor reads. The service's journal, the ungradable record and
+the class report keep the code; nothing branches on the words.
+
+Two groups of rules, told apart by :attr:`RefusalCode.applies_in`:
+
+- ``every scheduler`` (``grader autograde``, Dask, ``grader watch``): :func:`admit`, called by
+  ``grader.grading.grade_one.grade_one`` before anything of the submission runs — the student id,
+  file names, the notebook's presence, size, readability, cell count and assignment;
+- ``service``: what only an exchange's ``inbound/`` can hold (links, foreign files, a reused
+  secret, a flood), decided while the service reads the folder (``grader.service.inbound``,
+  ``grader.service.watch``) with the codes below, before anything is copied.
+
+``docs/instructor/refusals.md`` is the table of these codes; a test keeps it equal to
+:data:`CODES`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from grader.course import ASSIGNMENTS, Course, load_config, notebook_name
+from grader.grading.readable_text import readable
+
+EVERY_SCHEDULER = "every scheduler"
+SERVICE = "service"
+GRADING = "grading"
+
+
+@dataclass(frozen=True)
+class RefusalCode:
+    """One kind of refusal: where it is decided and what its author is told to do."""
+
+    code: str
+    applies_in: str  # EVERY_SCHEDULER, SERVICE or GRADING
+    meaning: str     # the instructor's one-line summary (the docs table's)
+
+
+_CODES = (
+    # decided by admit(), in every scheduler
+    RefusalCode("not-a-student-id", EVERY_SCHEDULER, "the submission folder's name is not a student id"),
+    RefusalCode("file-name-not-utf8", EVERY_SCHEDULER, "a file of the hand-in has a name that is not UTF-8"),
+    RefusalCode("notebook-missing", EVERY_SCHEDULER, "the assignment's notebook is not in the hand-in"),
+    RefusalCode("notebook-too-large", EVERY_SCHEDULER, "the notebook is larger than `max_notebook_megabytes`"),
+    RefusalCode("notebook-unreadable", EVERY_SCHEDULER, "the notebook is not JSON, not a notebook, or not valid"),
+    RefusalCode("too-many-cells", EVERY_SCHEDULER, "the notebook has more cells than `max_cells`"),
+    RefusalCode("another-assignment", EVERY_SCHEDULER, "the notebook holds another assignment's cells"),
+    # decided while the service reads inbound/
+    RefusalCode("not-a-folder", SERVICE, "the inbound entry is a link or a file, not a folder"),
+    RefusalCode("not-a-handin-name", SERVICE, "the entry's name is not nbgrader's <student>+<assignment>+<timestamp>"),
+    RefusalCode("unknown-assignment", SERVICE, "the name's assignment is not one of the course's"),
+    RefusalCode("not-a-student-account", SERVICE, "the folder belongs to root, to no account, or to a non-student"),
+    RefusalCode("names-another-student", SERVICE, "the folder names a student other than the account that made it"),
+    RefusalCode("incomplete-handin", SERVICE, "no submission secret appeared within `incomplete_handin_seconds`"),
+    RefusalCode("entry-unreadable", SERVICE, "the entry could not be read (an error of the file system)"),
+    RefusalCode("flooded", SERVICE, "the account made more entries at once than `max_inbound_entries_per_pass`"),
+    RefusalCode("archive-full", SERVICE, "the account's archived hand-ins reach `max_archive_megabytes_per_account`"),
+    RefusalCode("secret-reused", SERVICE, "the submission secret is another hand-in's"),
+    RefusalCode("special-file", SERVICE, "the hand-in holds a link, FIFO, socket or device"),
+    RefusalCode("foreign-file", SERVICE, "a file of the hand-in belongs to another account"),
+    RefusalCode("owner-changed", SERVICE, "the folder changed owner while it was read"),
+    RefusalCode("too-many-files", SERVICE, "more files and folders than `max_handin_files`"),
+    RefusalCode("nested-too-deep", SERVICE, "folders nested deeper than `max_handin_depth`"),
+    RefusalCode("handin-too-large", SERVICE, "more bytes in all than `max_handin_megabytes`"),
+    RefusalCode("too-many-notebooks", SERVICE, "more top-level notebooks than `max_handin_notebooks`"),
+    RefusalCode("changed-while-read", SERVICE, "a file changed, grew or became a link while it was copied"),
+    RefusalCode("no-secret", SERVICE, "no submission_secret.txt written by nbgrader submit"),
+    RefusalCode("bad-secret", SERVICE, "a submission_secret.txt that nbgrader submit did not write"),
+    # decided while grading an admitted hand-in
+    RefusalCode("grading-failed", GRADING, "nbgrader could not grade the admitted notebook (its error is kept)"),
+    RefusalCode("worker-died", GRADING, "the grading process or Dask worker died (the run exits 1; grade again)"),
+    RefusalCode("feedback-failed", GRADING, "the feedback page could not be made"),
+    RefusalCode("service-fault", GRADING, "the service failed `max_grading_attempts` times for a reason not the student's"),
+)
+CODES: dict[str, RefusalCode] = {c.code: c for c in _CODES}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a hand-in is not graded: ``code`` (a key of :data:`CODES`), the sentence its author reads
+    (``student_text``: what is wrong and what to do) and the instructor's line (``instructor_text``)."""
+
+    code: str
+    student_text: str
+    instructor_text: str = ""
+
+    def __post_init__(self):
+        if self.code not in CODES:
+            raise ValueError(f"unknown refusal code {self.code!r}; the codes are listed in grader.grading.admission.CODES")
+        if not self.instructor_text:
+            object.__setattr__(self, "instructor_text", f"{self.code}: {self.student_text}")
+
+    def __str__(self) -> str:
+        return self.student_text
+
+    def as_record(self) -> str:
+        """The text a refusal is kept as on disk: ``code: <code>`` on the first line, then the reason."""
+        return f"{CODE_LINE}{self.code}\n{self.student_text.strip()}\n"
+
+
+CODE_LINE = "code: "
+
+
+def read_record(text: str) -> tuple[str | None, str]:
+    """(code, reason) of a text written by :meth:`Refusal.as_record`; the code is None when the
+    text names none or one not in :data:`CODES` (a record written before codes existed)."""
+    text = text.strip()
+    first, _, rest = text.partition("\n")
+    if not first.startswith(CODE_LINE):
+        return None, text
+    code = first.removeprefix(CODE_LINE).strip()
+    return (code if code in CODES else None), rest.strip()
+
+
+def refused(code: str, student_text: str) -> Refusal:
+    """A refusal whose instructor line is its code and the student's sentence."""
+    return Refusal(code, student_text)
+
+
+# ---- the limits -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Limits:
+    """What a course refuses to grade: the notebook's size (bytes) and its number of cells."""
+
+    max_bytes: int
+    max_cells: int
+
+
+def limits_from(policy) -> Limits:
+    """The limits of a course's ``c.GradingService`` settings (``grader.service_policy.GradingService``):
+    ``max_notebook_megabytes`` and ``max_cells``."""
+    return Limits(int(policy.max_notebook_megabytes * 1e6), policy.max_cells)
+
+
+def limits_of(course: Course) -> Limits:
+    """The course's limits (the settings' declared defaults when the course sets none): the same
+    limits in every scheduler."""
+    from grader.service_policy import GradingService
+
+    return limits_from(GradingService(config=load_config(course)))
+
+
+# ---- the gate -------------------------------------------------------------------------------------
+
+STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
+
+
+def admit(course: Course, assignment: str, student: str, folder: Path, limits: Limits) -> Refusal | None:
+    """Whether ``folder`` (``submitted/<student>/<assignment>``) may be graded: None, or the refusal.
+
+    Cheap checks only (no kernel, no gradebook write); the same in every scheduler.
+    """
+    return (student_id_refusal(student)
+            or file_names_refusal(folder)
+            or notebook_refusal(folder / f"{notebook_name(assignment)}.ipynb", assignment, limits)
+            or _cells_refusal(course, assignment, folder / f"{notebook_name(assignment)}.ipynb", limits))
+
+
+def student_id_refusal(student: str) -> Refusal | None:
+    """Why a submission folder's name cannot be taken as a student id, or None when it can.
+
+    The id goes into the gradebook, and from there into pages that nbgrader's formgrader prints
+    without escaping (its per-student submissions page): an id holding markup would run in the
+    instructor's browser. Such a folder is refused before any gradebook row or file is written.
+    """
+    if STUDENT_ID.fullmatch(student):
+        return None
+    return refused("not-a-student-id",
+                   f"the submission folder {student!r} is not a student id (letters, digits and . _ @ + - only, "
+                   "starting with a letter or digit); nothing was graded or recorded: rename the folder in "
+                   "submitted/ to the student's id and grade again.")
+
+
+def assignment_refusal(assignment: str | None) -> Refusal | None:
+    """Why a hand-in naming ``assignment`` has no assignment of the course to be graded as, or None."""
+    if assignment in ASSIGNMENTS:
+        return None
+    return refused("unknown-assignment",
+                   f"the course has no assignment {assignment!r} (its assignments: {', '.join(ASSIGNMENTS)})")
+
+
+def file_names_refusal(folder: Path) -> Refusal | None:
+    """Why the names of ``folder``'s files cannot be carried (not UTF-8), or None."""
+    undecodable = _names_not_utf8(folder)
+    if not undecodable:
+        return None
+    return refused("file-name-not-utf8",
+                   f"the submission holds files whose names are not UTF-8 text ({', '.join(undecodable)}); "
+                   "rename them (letters, digits, - and _) or remove them from your assignment folder, "
+                   "and hand in again.")
+
+
+def notebook_refusal(path: Path, assignment: str | None = None, limits: Limits | None = None) -> Refusal | None:
+    """Why the notebook at ``path`` cannot be graded (missing, over ``limits.max_bytes``, not a
+    readable valid notebook), or None."""
+    if not path.exists():
+        if assignment is None:
+            return refused("notebook-missing", f"no notebook was submitted: {path.name} is missing from the submission folder.")
+        others = sorted(readable(p.name) for p in path.parent.glob("*.ipynb")) if path.parent.is_dir() else []
+        found = f"; the submission holds {', '.join(others)}" if others else ""
+        return refused("notebook-missing",
+                       f"{path.name} is missing from your submission{found}. Hand in the folder "
+                       f"{assignment} fetched with Fetch (nbgrader fetch_assignment), with {path.name} in it.")
+    size = path.stat().st_size
+    if limits is not None and size > limits.max_bytes:
+        return refused("notebook-too-large",
+                       f"{path.name} is {size / 1e6:.1f} MB, more than the {limits.max_bytes / 1e6:.1f} MB this "
+                       "course grades; clear the outputs (Kernel > Restart & Clear Output), save and hand in again.")
+    try:
+        notebook = nbformat.read(path, as_version=4)
+    except Exception as exc:  # nbformat raises several unrelated types for unreadable files
+        # A JSON problem is told in words: nbformat's message quotes the file's first bytes.
+        problem = _json_problem(path) or f"{type(exc).__name__}: {str(exc)[:200]}"
+        return refused("notebook-unreadable",
+                       f"{path.name} is not a readable notebook: {problem}; resubmit the file saved by Jupyter.")
+    try:
+        nbformat.validate(notebook)
+    except nbformat.ValidationError as exc:
+        return refused("notebook-unreadable",
+                       f"{path.name} is not a valid notebook ({exc.message[:200]}); resubmit the file saved by Jupyter.")
+    return None
+
+
+def _cells_refusal(course: Course, assignment: str, path: Path, limits: Limits) -> Refusal | None:
+    notebook = nbformat.read(path, as_version=4)
+    if len(notebook.cells) > limits.max_cells:
+        return refused("too-many-cells",
+                       f"{path.name} has {len(notebook.cells)} cells, more than the {limits.max_cells} "
+                       "this course grades; start again from the released notebook.")
+    other = _other_assignment(course, assignment, notebook)
+    if other is not None:
+        return refused("another-assignment",
+                       f"{path.name} holds the cells of assignment {other}, not {assignment}; "
+                       f"put your {assignment} work in {path.name} and hand in again.")
+    return None
+
+
+def _json_problem(path: Path) -> str | None:
+    """Why a file is not a JSON object, in words (never quoting the file); None when it is one."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"the file is not UTF-8 text (byte {exc.start} is not), so Jupyter did not save it"
+    except OSError as exc:
+        return f"the file cannot be read ({exc.strerror})"
+    if not text.strip():
+        return "the file is empty"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(text.rstrip()):
+            return (f"the file stops in the middle of the notebook (after {exc.lineno} lines), as a file "
+                    "cut off while it was saved or copied does")
+        return f"the file is not valid JSON from line {exc.lineno}, column {exc.colno} on ({exc.msg.lower()})"
+    return None if isinstance(value, dict) else "the file is JSON but holds no notebook"
+
+
+def _names_not_utf8(folder: Path, most: int = 5) -> list[str]:
+    """Up to ``most`` paths in ``folder`` whose names are not UTF-8, shown readably (``\\xff.ipynb``):
+    nbgrader and the feedback pages cannot carry such a name."""
+    top = os.fsencode(folder)
+    found = []
+    for parent, folders, files in os.walk(top):
+        for name in sorted(folders + files):
+            try:
+                name.decode("utf-8")
+            except UnicodeDecodeError:
+                found.append(readable(os.path.relpath(os.path.join(parent, name), top)))
+    return sorted(found)[:most]
+
+
+def _grade_ids(notebook) -> set[str]:
+    return {cell.metadata.get("nbgrader", {}).get("grade_id") for cell in notebook.cells} - {None}
+
+
+def _other_assignment(course: Course, assignment: str, notebook) -> str | None:
+    """The other assignment whose cells ``notebook`` mostly holds (shared ids such as ``setup``
+    aside), or None when it holds more of ``assignment``'s cells than of any other's."""
+    ids = _grade_ids(notebook)
+    shared = {a: len(ids & _grade_ids(nbformat.read(course.release_notebook(a), 4)))
+              for a in ASSIGNMENTS if course.release_notebook(a).exists()}
+    best = max(shared, key=shared.get, default=assignment)
+    return best if best != assignment and shared[best] > shared.get(assignment, 0) else None
