@@ -79,6 +79,36 @@ class Course:
         path.mkdir(mode=0o700, exist_ok=True)
         return path
 
+    def notebooks(self, assignment: str) -> list[str]:
+        """The notebook names (without .ipynb) of ``assignment``, in name order.
+
+        One of the course's own assignments (``ASSIGNMENTS``) has its one notebook; any other is an
+        ordinary nbgrader assignment: the notebooks in ``source/<assignment>/`` (else in
+        ``release/<assignment>/``). ValueError naming the course's assignments when there are none.
+        """
+        if assignment in ASSIGNMENTS:
+            return [ASSIGNMENTS[assignment]]
+        for folder in ("source", "release"):
+            names = sorted(p.stem for p in (self.root / folder / assignment).glob("*.ipynb")) \
+                if _plain_name(assignment) else []
+            if names:
+                return names
+        others = [*ASSIGNMENTS, *self.ordinary_assignments()]
+        raise ValueError(f"unknown assignment {assignment!r}; the course has {', '.join(others)} "
+                         f"(an assignment is a folder source/<id>/ holding its notebooks)")
+
+    def ordinary_assignments(self) -> list[str]:
+        """Ids of the folders in ``source/`` that hold notebooks and are not the course's own assignments."""
+        source = self.root / "source"
+        if not source.is_dir():
+            return []
+        return sorted(p.name for p in source.iterdir()
+                      if p.is_dir() and p.name not in ASSIGNMENTS and any(p.glob("*.ipynb")))
+
+    def submission_folder(self, student: str, assignment: str) -> Path:
+        """The folder nbgrader grades one hand-in from: ``submitted/<student>/<assignment>/``."""
+        return self.root / "submitted" / student / assignment
+
     def source_notebook(self, assignment: str) -> Path:
         return self.root / "source" / assignment / f"{notebook_name(assignment)}.ipynb"
 
@@ -100,6 +130,11 @@ class Course:
         if not submitted.is_dir():
             return []
         return sorted(p.name for p in submitted.iterdir() if (p / assignment).is_dir())
+
+
+def _plain_name(assignment: str) -> bool:
+    """Whether ``assignment`` can name a folder of the course (no separator, not . or ..)."""
+    return bool(assignment) and assignment not in (".", "..") and "/" not in assignment and "\\" not in assignment
 
 
 def notebook_name(assignment: str) -> str:

@@ -65,10 +65,11 @@ def grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome
     times = new_times()
     clear_ungradable(course, assignment, student)
     # Before nbgrader copies or reads anything: links, FIFOs, devices and oversized files move out.
-    notebook = course.submitted_notebook(student, assignment)
-    moved = quarantine_submission(notebook.parent, quarantine_folder(course.root, student, assignment))
+    folder = course.submission_folder(student, assignment)
+    moved = quarantine_submission(folder, quarantine_folder(course.root, student, assignment))
     inputs = run_record.fingerprint(course, assignment, student)  # of what is graded
-    reason = unreadable_reason(notebook)
+    reason = next(filter(None, (unreadable_reason(folder / f"{name}.ipynb") for name in course.notebooks(assignment))),
+                  None)
     if reason is not None and moved:
         reason += " Moved out of the submission folder: " + "; ".join(moved) + "."
     if reason is None:
