@@ -93,9 +93,21 @@ class Course:
                 if _plain_name(assignment) else []
             if names:
                 return names
-        others = [*ASSIGNMENTS, *self.ordinary_assignments()]
+        others = self.assignments()
         raise ValueError(f"unknown assignment {assignment!r}; the course has {', '.join(others)} "
                          f"(an assignment is a folder source/<id>/ holding its notebooks)")
+
+    def has_assignment(self, assignment: str) -> bool:
+        """Whether ``assignment`` is one of the course's own or an ordinary nbgrader assignment of this folder."""
+        try:
+            self.notebooks(assignment)
+        except ValueError:
+            return False
+        return True
+
+    def assignments(self) -> list[str]:
+        """The course's own assignments in teaching order, then the ordinary ones of ``source/``."""
+        return [*ASSIGNMENTS, *self.ordinary_assignments()]
 
     def ordinary_assignments(self) -> list[str]:
         """Ids of the folders in ``source/`` that hold notebooks and are not the course's own assignments."""
@@ -109,20 +121,27 @@ class Course:
         """The folder nbgrader grades one hand-in from: ``submitted/<student>/<assignment>/``."""
         return self.root / "submitted" / student / assignment
 
+    # The paths of "the" notebook of an assignment: its only one for the course's own assignments,
+    # the first of ``notebooks`` for an ordinary one.
     def source_notebook(self, assignment: str) -> Path:
-        return self.root / "source" / assignment / f"{notebook_name(assignment)}.ipynb"
+        return self.root / "source" / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def release_notebook(self, assignment: str) -> Path:
-        return self.root / "release" / assignment / f"{notebook_name(assignment)}.ipynb"
+        return self.root / "release" / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def submitted_notebook(self, student: str, assignment: str) -> Path:
-        return self.root / "submitted" / student / assignment / f"{notebook_name(assignment)}.ipynb"
+        return self.submission_folder(student, assignment) / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def autograded_notebook(self, student: str, assignment: str) -> Path:
-        return self.root / "autograded" / student / assignment / f"{notebook_name(assignment)}.ipynb"
+        return self.root / "autograded" / student / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def feedback_page(self, student: str, assignment: str) -> Path:
-        return self.root / "feedback" / student / assignment / f"{notebook_name(assignment)}.html"
+        return self.feedback_pages(student, assignment)[0]
+
+    def feedback_pages(self, student: str, assignment: str) -> list[Path]:
+        """Where ``nbgrader generate_feedback`` writes the page of each notebook of the submission."""
+        folder = self.root / "feedback" / student / assignment
+        return [folder / f"{name}.html" for name in self.notebooks(assignment)]
 
     def students(self, assignment: str) -> list[str]:
         """Students with a submission folder for ``assignment``, sorted."""

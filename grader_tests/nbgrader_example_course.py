@@ -36,7 +36,8 @@ COMMAND_TIMEOUT = 600  # seconds: a hung command fails the test instead of the r
 TIMESTAMP = "2026-12-01 10:00:00.000000 UTC"
 
 # problem1's answer cells (grade_id -> source) of the submissions written here, besides the release.
-_SQUARES_RIGHT = "def squares(n):\n    if n < 1:\n        raise ValueError('n < 1')\n    return [i ** 2 for i in range(1, n + 1)]\n"
+_SQUARES_RIGHT = ("def squares(n):\n    if n < 1:\n        raise ValueError('n < 1')\n"
+                  "    return [i ** 2 for i in range(1, n + 1)]\n")
 _SUM_RIGHT = "def sum_of_squares(n):\n    return sum(squares(n))\n"
 ANSWERS: dict[str, dict[str, str]] = {
     # every autograded test passes

@@ -21,6 +21,7 @@ from nbgrader_example_course import (
 )
 
 from grader.grading.preprocessors.feedback_page import KERNEL_VERDICT_NOTE
+from grader.reporting.kernel_decided import KERNEL_DECIDED_NOTE
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +64,7 @@ def feedback_text(course, student: str, notebook: str) -> str:
     return html.unescape(page.read_text(encoding="utf-8"))
 
 
-def test_the_feedback_page_says_under_an_assert_cell_that_its_verdict_was_decided_inside_the_kernel(graded_both_ways):
+def test_the_feedback_page_says_under_an_assert_cell_that_it_was_decided_inside_the_kernel(graded_both_ways):
     _, engine, _ = graded_both_ways
     page = feedback_text(engine, "passes_all", "problem1")
     assert page.count(KERNEL_VERDICT_NOTE.strip()) == 4  # one under each of problem1's four test cells
@@ -77,3 +78,12 @@ def test_the_feedback_summary_names_the_cells_decided_inside_the_kernel(graded_b
     assert "code in a notebook could forge these verdicts" in summary
     for grade_id in ("correct_squares", "squares_invalid_input", "correct_sum_of_squares", "sum_of_squares_uses_squares"):
         assert f"<code>{grade_id}</code>" in summary
+
+
+def test_the_class_report_names_the_cells_decided_inside_the_kernels(graded_both_ways):
+    _, engine, _ = graded_both_ways
+    run_command(["grader", "report", ASSIGNMENT, "--course", str(engine.root)], engine.root)
+    page = html.unescape((engine.root / "reports" / f"{ASSIGNMENT}.html").read_text(encoding="utf-8"))
+    cells = ", ".join(f"problem1/{grade_id}" for grade_id in (
+        "correct_squares", "squares_invalid_input", "correct_sum_of_squares", "sum_of_squares_uses_squares"))
+    assert KERNEL_DECIDED_NOTE.format(cells=cells) in page

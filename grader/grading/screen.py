@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.course import ASSIGNMENTS, Course, notebook_name
+from grader.course import ASSIGNMENTS, Course
 from grader.grading.readable_text import readable
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
@@ -86,7 +86,16 @@ def handin_problem(course: Course, assignment: str, folder: Path, limits: Limits
         return (f"the submission holds files whose names are not UTF-8 text ({', '.join(undecodable)}); "
                 "rename them (letters, digits, - and _) or remove them from your assignment folder, "
                 "and hand in again.")
-    expected = folder / f"{notebook_name(assignment)}.ipynb"
+    for name in course.notebooks(assignment):
+        reason = notebook_problem(course, assignment, folder / f"{name}.ipynb", limits)
+        if reason is not None:
+            return reason
+    return None
+
+
+def notebook_problem(course: Course, assignment: str, expected: Path, limits: Limits) -> str | None:
+    """Why the notebook ``expected`` of a hand-in of ``assignment`` must not be graded, or None."""
+    folder = expected.parent
     if not expected.exists():
         others = sorted(readable(p.name) for p in folder.glob("*.ipynb"))
         found = f"; the submission holds {', '.join(others)}" if others else ""

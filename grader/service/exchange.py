@@ -29,7 +29,7 @@ from nbgrader.exchange.default import ExchangeCollect as DefaultCollect
 from nbgrader.exchange.exchange_factory import ExchangeFactory
 from nbgrader.utils import parse_utc
 
-from grader.course import ASSIGNMENTS, Course, load_config, read_timestamp
+from grader.course import Course, load_config, read_timestamp
 from grader.grading.screen import student_id_problem
 from grader.service.inbound import (
     SECRET_FILE,
@@ -130,7 +130,7 @@ class CourseExchange:
                 name = f"{info['student_id']}+{info['assignment_id']}+{info['timestamp']}".encode()
                 folders.append(InboundFolder(name, -1, "", info["student_id"], info["assignment_id"],
                                              info["timestamp"],
-                                             None if info["assignment_id"] in ASSIGNMENTS else
+                                             None if self.course.has_assignment(info["assignment_id"]) else
                                              f"the course has no assignment {info['assignment_id']!r}"))
         return folders
 

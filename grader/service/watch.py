@@ -40,7 +40,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError
 
-from grader.course import ASSIGNMENTS, Course, enable_concurrent_writers
+from grader.course import Course, enable_concurrent_writers
 from grader.grading.preprocessors.batched_save_autogrades import reuse_gradebook_connections
 from grader.grading.screen import Limits
 from grader.scheduling.cluster_security import InsecureSchedulerError
@@ -368,7 +368,7 @@ class GradingLoop:
         """Release a page saying why ``folder`` was refused, found by its author's own copy of the
         hand-in; staged outside the course's ``feedback/``, which holds students' real feedback."""
         staging = self.course.state_dir / REFUSAL_STAGING
-        claimed = folder.assignment if folder.assignment in ASSIGNMENTS else None
+        claimed = folder.assignment if folder.assignment and self.course.has_assignment(folder.assignment) else None
         page = pages.status_page_of(folder.owner, folder.assignment or "your hand-in",
                                     folder.timestamp or "at a time its name does not say", "refused", reason,
                                     todo)
@@ -381,12 +381,13 @@ class GradingLoop:
 
     def _collect_folder(self, folder, noticed: float) -> int:
         student = owner_of(folder, self.exchange.check_owner)  # never the name's word (attribution)
-        if folder.student is None or folder.assignment not in ASSIGNMENTS or student is None or (
+        known = bool(folder.assignment) and self.course.has_assignment(folder.assignment)
+        if folder.student is None or not known or student is None or (
                 folder.problem and not folder.problem.startswith("this hand-in names student")):
             self._refuse_folder(folder, folder.problem
                                 or (f"the course has no assignment {folder.assignment!r} (its assignments: "
-                                    f"{', '.join(ASSIGNMENTS)})"
-                                    if folder.assignment not in ASSIGNMENTS else
+                                    f"{', '.join(self.course.assignments())})"
+                                    if not known else
                                     f"the folder belongs to the account {folder.owner}, which is not a student's"))
             return 0
         if not folder.complete:
@@ -722,7 +723,7 @@ class GradingLoop:
         if folder.exists():
             shutil.rmtree(folder)
         shutil.copytree(feedback, folder)
-        pages.keep_only_recorded(folder, row.assignment, self.archive_of(row) / HANDIN)
+        pages.keep_only_recorded(self.course, folder, row.assignment, self.archive_of(row) / HANDIN)
         self.exchange.release_feedback(row.assignment, row.student)
 
     def _replace_broken_pool(self) -> None:
