@@ -88,9 +88,8 @@ class Course:
         """
         if assignment in ASSIGNMENTS:
             return [ASSIGNMENTS[assignment]]
-        for folder in ("source", "release"):
-            names = sorted(p.stem for p in (self.root / folder / assignment).glob("*.ipynb")) \
-                if _plain_name(assignment) else []
+        for folder in ("source", "release") if _plain_name(assignment) else ():
+            names = sorted(p.stem for p in (self.root / folder / assignment).glob("*.ipynb"))
             if names:
                 return names
         others = self.assignments()
