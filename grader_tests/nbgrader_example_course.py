@@ -49,6 +49,9 @@ ANSWERS: dict[str, dict[str, str]] = {
     "blank": {},
     # squares raises an unexpected error, so every test calling it does too
     "raises": {"squares": "def squares(n):\n    raise KeyError(n)\n", "sum_of_squares": _SUM_RIGHT},
+    # wrong, and turns every later cell into `pass`: under nbgrader's semantics every assert "passes"
+    "input_transformer_attack": {"squares": "def squares(n):\n    return []\n"
+                                            "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])\n"},
 }
 EXAMPLE_STUDENTS = ("bitdiddle", "hacker")  # nbgrader's own example submissions, handed in as they are
 

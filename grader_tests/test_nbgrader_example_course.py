@@ -12,7 +12,6 @@ import html
 
 import pytest
 from nbgrader_example_course import (
-    ANSWERS,
     ASSIGNMENT,
     cell_scores,
     hand_in_every_outcome,
@@ -24,6 +23,8 @@ from grader.grading.preprocessors.feedback_page import KERNEL_VERDICT_NOTE
 from grader.reporting.kernel_decided import KERNEL_DECIDED_NOTE
 
 pytestmark = pytest.mark.slow
+# problem1's autograded test cells (1, 1, 0.5 and 0.5 points), in notebook order
+TEST_CELLS = ("correct_squares", "squares_invalid_input", "correct_sum_of_squares", "sum_of_squares_uses_squares")
 
 
 @pytest.fixture(scope="module")
@@ -49,11 +50,20 @@ def test_the_outcomes_compared_differ_from_each_other(graded_both_ways):
     """The comparison means something: the submissions earn different autograded scores."""
     _, engine, _ = graded_both_ways
     scores = cell_scores(engine)
-    autograded = {outcome: tuple(scores[(outcome, "problem1", grade_id)][0] for grade_id in (
-        "correct_squares", "squares_invalid_input", "correct_sum_of_squares", "sum_of_squares_uses_squares"))
-        for outcome in ANSWERS}
+    honest = ("passes_all", "wrong_answer", "blank", "raises")
+    autograded = {outcome: tuple(scores[(outcome, "problem1", grade_id)][0] for grade_id in TEST_CELLS)
+                  for outcome in honest}
     assert autograded == {"passes_all": (1.0, 1.0, 0.5, 0.5), "wrong_answer": (0.0, 0.0, 0.0, 0.5),
                           "blank": (0.0, 0.0, 0.0, 0.0), "raises": (0.0, 0.0, 0.0, 0.5)}
+
+
+def test_an_assert_cells_verdict_can_be_forged_as_the_page_says(graded_both_ways):
+    """What the page warns of: a wrong answer that turns later cells into ``pass`` earns every
+    assert cell's points, as under stock nbgrader (only the course's hidden checks resist it)."""
+    _, engine, _ = graded_both_ways
+    scores = cell_scores(engine)
+    earned = [scores[("input_transformer_attack", "problem1", grade_id)][2] for grade_id in TEST_CELLS]
+    assert earned == [1.0, 1.0, 0.5, 0.5]  # the points of each test cell
 
 
 def feedback_text(course, student: str, notebook: str) -> str:
@@ -76,7 +86,7 @@ def test_the_feedback_summary_names_the_cells_decided_inside_the_kernel(graded_b
     summary = page[page.index('class="kernel-verdicts"'):]
     summary = summary[:summary.index("</p>")]
     assert "code in a notebook could forge these verdicts" in summary
-    for grade_id in ("correct_squares", "squares_invalid_input", "correct_sum_of_squares", "sum_of_squares_uses_squares"):
+    for grade_id in TEST_CELLS:
         assert f"<code>{grade_id}</code>" in summary
 
 
@@ -84,6 +94,5 @@ def test_the_class_report_names_the_cells_decided_inside_the_kernels(graded_both
     _, engine, _ = graded_both_ways
     run_command(["grader", "report", ASSIGNMENT, "--course", str(engine.root)], engine.root)
     page = html.unescape((engine.root / "reports" / f"{ASSIGNMENT}.html").read_text(encoding="utf-8"))
-    cells = ", ".join(f"problem1/{grade_id}" for grade_id in (
-        "correct_squares", "squares_invalid_input", "correct_sum_of_squares", "sum_of_squares_uses_squares"))
+    cells = ", ".join(f"problem1/{grade_id}" for grade_id in TEST_CELLS)
     assert KERNEL_DECIDED_NOTE.format(cells=cells) in page
