@@ -48,10 +48,21 @@ def cmd_release(args) -> int:
     return 0 if regenerate_release(args.assignments or list(ASSIGNMENTS), make_console()) else 1
 
 
+def _known_assignments(course: Course, assignments: list[str]) -> list[str]:
+    """``assignments``, each an assignment of ``course`` (``Course.notebooks``); exits naming any other."""
+    for assignment in assignments:
+        try:
+            course.notebooks(assignment)
+        except ValueError as exc:
+            raise SystemExit(f"error: {exc}") from None
+    return assignments
+
+
 def cmd_autograde(args) -> int:
     from grader.scheduling.class_run import run_autograde
 
     course = _course(args)
+    _known_assignments(course, args.assignments)
     if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.scheduling.dask_cluster)
         from grader.scheduling.cluster_security import InsecureSchedulerError, client_security
         from grader.scheduling.dask_cluster import ClusterSetupError
@@ -69,7 +80,8 @@ def cmd_autograde(args) -> int:
 def cmd_feedback(args) -> int:
     from grader.grading import nbgrader_apps
 
-    result = nbgrader_apps.generate_feedback(_course(args), args.assignment)
+    course = _course(args)
+    result = nbgrader_apps.generate_feedback(course, _known_assignments(course, [args.assignment])[0])
     if not result["success"]:
         print(result.get("error") or result.get("log"), file=sys.stderr)
         return 1
@@ -272,7 +284,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_release)
 
     p = sub.add_parser("autograde", help="grade every submission in parallel, skipping unchanged ones")
-    p.add_argument("assignments", nargs="+", metavar="ASSIGNMENT", choices=list(ASSIGNMENTS))
+    p.add_argument("assignments", nargs="+", metavar="ASSIGNMENT",
+                   help=f"{', '.join(ASSIGNMENTS)} or any folder source/<id>/ of the course (an ordinary "
+                        "nbgrader assignment)")
     p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
     p.add_argument("--force", action="store_true",
@@ -289,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, func, text in (("feedback", cmd_feedback, "generate feedback pages"),):
         p = sub.add_parser(name, help=text)
-        p.add_argument("assignment", choices=list(ASSIGNMENTS))
+        p.add_argument("assignment", help=f"{', '.join(ASSIGNMENTS)} or any folder source/<id>/ of the course")
         p.add_argument("--course", default=".", help="course folder (default: the current folder)")
         p.set_defaults(func=func)
 

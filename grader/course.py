@@ -79,20 +79,68 @@ class Course:
         path.mkdir(mode=0o700, exist_ok=True)
         return path
 
+    def notebooks(self, assignment: str) -> list[str]:
+        """The notebook names (without .ipynb) of ``assignment``, in name order.
+
+        One of the course's own assignments (``ASSIGNMENTS``) has its one notebook; any other is an
+        ordinary nbgrader assignment: the notebooks in ``source/<assignment>/`` (else in
+        ``release/<assignment>/``). ValueError naming the course's assignments when there are none.
+        """
+        if assignment in ASSIGNMENTS:
+            return [ASSIGNMENTS[assignment]]
+        for folder in ("source", "release") if _plain_name(assignment) else ():
+            names = sorted(p.stem for p in (self.root / folder / assignment).glob("*.ipynb"))
+            if names:
+                return names
+        others = self.assignments()
+        raise ValueError(f"unknown assignment {assignment!r}; the course has {', '.join(others)} "
+                         f"(an assignment is a folder source/<id>/ holding its notebooks)")
+
+    def has_assignment(self, assignment: str) -> bool:
+        """Whether ``assignment`` is one of the course's own or an ordinary nbgrader assignment of this folder."""
+        try:
+            self.notebooks(assignment)
+        except ValueError:
+            return False
+        return True
+
+    def assignments(self) -> list[str]:
+        """The course's own assignments in teaching order, then the ordinary ones of ``source/``."""
+        return [*ASSIGNMENTS, *self.ordinary_assignments()]
+
+    def ordinary_assignments(self) -> list[str]:
+        """Ids of the folders in ``source/`` that hold notebooks and are not the course's own assignments."""
+        source = self.root / "source"
+        if not source.is_dir():
+            return []
+        return sorted(p.name for p in source.iterdir()
+                      if p.is_dir() and p.name not in ASSIGNMENTS and any(p.glob("*.ipynb")))
+
+    def submission_folder(self, student: str, assignment: str) -> Path:
+        """The folder nbgrader grades one hand-in from: ``submitted/<student>/<assignment>/``."""
+        return self.root / "submitted" / student / assignment
+
+    # The paths of "the" notebook of an assignment: its only one for the course's own assignments,
+    # the first of ``notebooks`` for an ordinary one.
     def source_notebook(self, assignment: str) -> Path:
-        return self.root / "source" / assignment / f"{notebook_name(assignment)}.ipynb"
+        return self.root / "source" / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def release_notebook(self, assignment: str) -> Path:
-        return self.root / "release" / assignment / f"{notebook_name(assignment)}.ipynb"
+        return self.root / "release" / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def submitted_notebook(self, student: str, assignment: str) -> Path:
-        return self.root / "submitted" / student / assignment / f"{notebook_name(assignment)}.ipynb"
+        return self.submission_folder(student, assignment) / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def autograded_notebook(self, student: str, assignment: str) -> Path:
-        return self.root / "autograded" / student / assignment / f"{notebook_name(assignment)}.ipynb"
+        return self.root / "autograded" / student / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def feedback_page(self, student: str, assignment: str) -> Path:
-        return self.root / "feedback" / student / assignment / f"{notebook_name(assignment)}.html"
+        return self.feedback_pages(student, assignment)[0]
+
+    def feedback_pages(self, student: str, assignment: str) -> list[Path]:
+        """Where ``nbgrader generate_feedback`` writes the page of each notebook of the submission."""
+        folder = self.root / "feedback" / student / assignment
+        return [folder / f"{name}.html" for name in self.notebooks(assignment)]
 
     def students(self, assignment: str) -> list[str]:
         """Students with a submission folder for ``assignment``, sorted."""
@@ -100,6 +148,11 @@ class Course:
         if not submitted.is_dir():
             return []
         return sorted(p.name for p in submitted.iterdir() if (p / assignment).is_dir())
+
+
+def _plain_name(assignment: str) -> bool:
+    """Whether ``assignment`` can name a folder of the course (no separator, not . or ..)."""
+    return bool(assignment) and assignment not in (".", "..") and "/" not in assignment and "\\" not in assignment
 
 
 def notebook_name(assignment: str) -> str:

@@ -32,6 +32,7 @@ def page_messages() -> set[str]:
     template = (TEMPLATES / "feedback_page" / "index.html.j2").read_text(encoding="utf-8")
     said = {match.group(2) for match in _SAID_IN_TEMPLATE.finditer(template)}
     return said | {feedback_page.NOT_ATTEMPTED_NOTE, feedback_page.CALLS_A_STUB_NOTE,
+                   feedback_page.KERNEL_VERDICT_NOTE, feedback_page.KERNEL_VERDICTS_SUMMARY,
                    feedback_page.MISCONCEPTION_LINE, "not passed", "Fix first:", "Every check passed.", "passed",
                    "Check", "Score", "What to fix", "Summary", "{check}: passed.", "{check}: not passed.",
                    "Likely misconception: {misconception}"} | {message for _, message in feedback_page.VERDICT_LINES}

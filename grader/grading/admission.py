@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.course import ASSIGNMENTS, Course, load_config, notebook_name
+from grader.course import ASSIGNMENTS, Course, load_config
 from grader.grading.readable_text import readable
 
 EVERY_SCHEDULER = "every scheduler"
@@ -158,10 +158,11 @@ def admit(course: Course, assignment: str, student: str, folder: Path, limits: L
 
     Cheap checks only (no kernel, no gradebook write); the same in every scheduler.
     """
-    return (student_id_refusal(student)
-            or file_names_refusal(folder)
-            or notebook_refusal(folder / f"{notebook_name(assignment)}.ipynb", assignment, limits)
-            or _cells_refusal(course, assignment, folder / f"{notebook_name(assignment)}.ipynb", limits))
+    refusal = student_id_refusal(student) or file_names_refusal(folder)
+    for name in course.notebooks(assignment):  # every notebook of the assignment, in order
+        path = folder / f"{name}.ipynb"
+        refusal = refusal or notebook_refusal(path, assignment, limits) or _cells_refusal(course, assignment, path, limits)
+    return refusal
 
 
 def student_id_refusal(student: str) -> Refusal | None:
@@ -179,12 +180,12 @@ def student_id_refusal(student: str) -> Refusal | None:
                    "submitted/ to the student's id and grade again.")
 
 
-def assignment_refusal(assignment: str | None) -> Refusal | None:
-    """Why a hand-in naming ``assignment`` has no assignment of the course to be graded as, or None."""
-    if assignment in ASSIGNMENTS:
+def assignment_refusal(course: Course, assignment: str | None) -> Refusal | None:
+    """Why a hand-in naming ``assignment`` has no assignment of ``course`` to be graded as, or None."""
+    if assignment is not None and course.has_assignment(assignment):
         return None
     return refused("unknown-assignment",
-                   f"the course has no assignment {assignment!r} (its assignments: {', '.join(ASSIGNMENTS)})")
+                   f"the course has no assignment {assignment!r} (its assignments: {', '.join(course.assignments())})")
 
 
 def file_names_refusal(folder: Path) -> Refusal | None:

@@ -68,7 +68,7 @@ def grade_one(course_root: str, assignment: str, student: str, limits: Limits | 
     started = time.perf_counter()
     times = new_times()
     clear_ungradable(course, assignment, student)
-    folder = course.submitted_notebook(student, assignment).parent
+    folder = course.submission_folder(student, assignment)
     # A name that is not UTF-8 cannot be moved, fingerprinted or carried by nbgrader: refused first.
     refusal = file_names_refusal(folder)
     moved, inputs = [], None

@@ -54,7 +54,8 @@ def ungradable_page(assignment: str, reason: str, student: str | None = None, ha
 
 def write_ungradable_page(course: Course, student: str, assignment: str, reason: str) -> Path:
     """Write the page where ``nbgrader generate_feedback`` would put ``student``'s feedback; its path."""
-    path = course.feedback_page(student, assignment)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(ungradable_page(assignment, reason), encoding="utf-8")
-    return path
+    paths = course.feedback_pages(student, assignment)  # one per notebook: nbgrader looks for each
+    paths[0].parent.mkdir(parents=True, exist_ok=True)
+    for path in paths:
+        path.write_text(ungradable_page(assignment, reason), encoding="utf-8")
+    return paths[0]

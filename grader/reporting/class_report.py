@@ -18,6 +18,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from grader.course import Course
 from grader.grading.ungradable_record import ungradable_code, ungradable_reason
 from grader.grading.verdict_records import read_verdict_records
+from grader.reporting.kernel_decided import kernel_decided_cells
 
 HISTOGRAM_BINS = (0, 20, 40, 60, 80, 100)  # percent of the maximum score
 
@@ -41,6 +42,8 @@ class StudentResult:
 class ClassReport:
     assignment: str
     students: list[StudentResult]
+    # notebook/grade_id of the test cells decided inside students' kernels (grader.reporting.kernel_decided)
+    kernel_decided: list[str] = field(default_factory=list)
 
     def pass_rates(self) -> dict[str, tuple[int, int]]:
         """check name -> (students with full marks on it, students graded on it)."""
@@ -82,7 +85,7 @@ def build_report(course: Course, assignment: str) -> ClassReport:
             results.append(StudentResult(student, score, max_score,
                                          "graded" if reason is None else f"ungradable: {reason}",
                                          checks, ignored, ungradable_code(course, assignment, student)))
-    return ClassReport(assignment, results)
+    return ClassReport(assignment, results, kernel_decided_cells(course.db_url, assignment))
 
 
 def _verdicts(course: Course, assignment: str, student: str) -> tuple[dict[str, dict], int]:

@@ -21,6 +21,7 @@ from grader.pages.csp import CONTENT_SECURITY_POLICY  # noqa: F401  (the report'
 from grader.pages.page_templates import page_environment
 from grader.reporting import figures
 from grader.reporting.analysis import AssignmentSummary
+from grader.reporting.kernel_decided import KERNEL_DECIDED_NOTE
 from grader.similarity import report as similarity_report
 from grader.similarity.compare import CELL_SCORE
 
@@ -94,7 +95,7 @@ def render_page(summaries: list[AssignmentSummary], course_name: str = "") -> st
                                    "median": times[len(times) // 2] if times else None,
                                    "max": times[-1] if times else None}})
     template = _environment().get_template("report.html.j2")
-    return template.render(sections=sections, course_name=course_name,
+    return template.render(sections=sections, course_name=course_name, kernel_decided_note=KERNEL_DECIDED_NOTE,
                            generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
 

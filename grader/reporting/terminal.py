@@ -9,6 +9,7 @@ from grader.console import make_console
 from grader.grading.verdict_records import first_problem
 from grader.reporting.analysis import assignment_summary
 from grader.reporting.class_report import ClassReport
+from grader.reporting.kernel_decided import KERNEL_DECIDED_NOTE
 
 
 def print_class_report(report: ClassReport, console: Console | None = None) -> None:
@@ -41,6 +42,8 @@ def print_class_report(report: ClassReport, console: Console | None = None) -> N
         rates.add_row(Text(row.check), f"{row.passed}/{row.graded} ({100 * row.pass_rate:.0f} %)",
                       "n/a" if row.discrimination is None else f"{row.discrimination:+.2f}")
     console.print(rates)
+    if report.kernel_decided:
+        console.print(Text(KERNEL_DECIDED_NOTE.format(cells=", ".join(report.kernel_decided))))
 
     common = Table(title="most common misconceptions")
     for column in ("check", "misconception", "students"):

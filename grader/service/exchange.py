@@ -129,7 +129,7 @@ class CourseExchange:
             for info in entry.get("submissions", [entry]):
                 name = f"{info['student_id']}+{info['assignment_id']}+{info['timestamp']}".encode()
                 folders.append(InboundFolder(name, -1, "", info["student_id"], info["assignment_id"],
-                                             info["timestamp"], assignment_refusal(info["assignment_id"])))
+                                             info["timestamp"], assignment_refusal(self.course, info["assignment_id"])))
         return folders
 
     def collect(self, folder: InboundFolder, dest: Path, budget: HandinBudget) -> Collected:

@@ -91,7 +91,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
         # the kernel worked in autograded/: the feedback is made with the service's timestamp and secret
         pages.write_recorded_files(course.root / "autograded" / student / assignment, archive_dir / HANDIN)
         result = nbgrader_apps.generate_feedback_warm(course, assignment, student)
-        if not (result["success"] and course.feedback_page(student, assignment).exists()):
+        if not (result["success"] and all(page.exists() for page in course.feedback_pages(student, assignment))):
             refusal = refused("feedback-failed", "the feedback page could not be generated; the instructor has been told")
     steps.done("feedback")
     score, max_score = _score(course, assignment, student)
@@ -102,7 +102,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
     else:
         problem = first_problem_of_notebook(course, assignment, student)
     # what the kernel left in its working folder (autograded/) came along into feedback/: dropped
-    pages.keep_only_recorded(course.root / "feedback" / student / assignment, assignment, archive_dir / HANDIN)
+    pages.keep_only_recorded(course, course.root / "feedback" / student / assignment, assignment, archive_dir / HANDIN)
     feedback_copy = archive_dir / FEEDBACK
     if feedback_copy.exists():
         shutil.rmtree(feedback_copy)

@@ -13,7 +13,7 @@ import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grader.course import Course, notebook_name
+from grader.course import Course
 from grader.grading.readable_text import is_page_name
 from grader.grading.status_page import status_page
 from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, AnswerKey
@@ -46,31 +46,31 @@ def place(course: Course, student: str, assignment: str, archive: Path, page: st
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    for name in sorted(page_names(assignment, archive)):
+    for name in sorted(page_names(course, assignment, archive)):
         path = folder / f"{name}.html"
         path.write_text(page, encoding="utf-8")
         path.chmod(0o644)  # nbgrader's release copies the mode: students read it through the exchange
-    keep_only_recorded(folder, assignment, archive)
-    return folder / f"{notebook_name(assignment)}.html"
+    keep_only_recorded(course, folder, assignment, archive)
+    return folder / f"{course.notebooks(assignment)[0]}.html"
 
 
-def page_names(assignment: str, archive: Path) -> set[str]:
+def page_names(course: Course, assignment: str, archive: Path) -> set[str]:
     """The notebook names (without ``.ipynb``) a page of the archived hand-in ``archive`` goes
-    under: the assignment's notebook and every notebook of the hand-in whose name can name a page
+    under: the assignment's notebooks and every notebook of the hand-in whose name can name a page
     (a name that is not printable UTF-8 cannot: nbgrader's release would fail on it)."""
     handed_in = {os.fsdecode(name.removesuffix(b".ipynb")) for name in os.listdir(os.fsencode(archive))
                  if name.endswith(b".ipynb")}
-    return {notebook_name(assignment)} | {name for name in handed_in if is_page_name(name)}
+    return set(course.notebooks(assignment)) | {name for name in handed_in if is_page_name(name)}
 
 
-def keep_only_recorded(folder: Path, assignment: str, archive: Path) -> None:
+def keep_only_recorded(course: Course, folder: Path, assignment: str, archive: Path) -> None:
     """Make the feedback folder ``folder`` hold only what the grader wrote, ready for nbgrader's
     ``release_feedback``: the HTML pages of :func:`page_names`, and the hand-in's timestamp and
     submission secret as the service recorded them in its archive (``archive``: the archived
     hand-in, which no kernel can reach). Anything else there (what a student's kernel left in its
     working folder and nbgrader copied along, a secret it removed or rewrote) is replaced or removed.
     """
-    pages = {f"{name}.html" for name in page_names(assignment, archive)}
+    pages = {f"{name}.html" for name in page_names(course, assignment, archive)}
     for entry in os.scandir(folder):
         if entry.name in pages and entry.is_file(follow_symlinks=False):
             continue

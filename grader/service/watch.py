@@ -40,7 +40,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError
 
-from grader.course import ASSIGNMENTS, Course, enable_concurrent_writers
+from grader.course import Course, enable_concurrent_writers
 from grader.grading.admission import Refusal, assignment_refusal, limits_from, refused
 from grader.grading.nbgrader_compat import reuse_gradebook_connections
 from grader.scheduling.cluster_security import InsecureSchedulerError
@@ -368,7 +368,7 @@ class GradingLoop:
         """Release a page saying why ``folder`` was refused, found by its author's own copy of the
         hand-in; staged outside the course's ``feedback/``, which holds students' real feedback."""
         staging = self.course.state_dir / REFUSAL_STAGING
-        claimed = folder.assignment if folder.assignment in ASSIGNMENTS else None
+        claimed = folder.assignment if folder.assignment and self.course.has_assignment(folder.assignment) else None
         page = pages.status_page_of(folder.owner, folder.assignment or "your hand-in",
                                     folder.timestamp or "at a time its name does not say", "refused", reason,
                                     todo)
@@ -383,7 +383,7 @@ class GradingLoop:
         student = owner_of(folder, self.exchange.check_owner)  # never the name's word (attribution)
         # A hand-in named after a classmate is still its maker's row (refused, with a page to its maker).
         problem = None if folder.problem is None or folder.problem.code == "names-another-student" else folder.problem
-        nobodys = problem or assignment_refusal(folder.assignment) or (None if student is not None else refused(
+        nobodys = problem or assignment_refusal(self.course, folder.assignment) or (None if student is not None else refused(
             "not-a-student-account", f"the folder belongs to the account {folder.owner}, which is not a student's"))
         if nobodys is None and folder.student is None:
             nobodys = refused("not-a-handin-name", "its name is not the name nbgrader submit gives a hand-in")
@@ -729,7 +729,7 @@ class GradingLoop:
         if folder.exists():
             shutil.rmtree(folder)
         shutil.copytree(feedback, folder)
-        pages.keep_only_recorded(folder, row.assignment, self.archive_of(row) / HANDIN)
+        pages.keep_only_recorded(self.course, folder, row.assignment, self.archive_of(row) / HANDIN)
         self.exchange.release_feedback(row.assignment, row.student)
 
     def _replace_broken_pool(self) -> None:

@@ -12,6 +12,9 @@ the gradebook) and ``CSSHTMLHeaderPreprocessor`` (the page's inline CSS), and:
   zero-score error), keeping the verdict text;
 - replaces the traceback of a cell that still raises the released NotImplementedError (the stub
   itself, or a figure cell calling it) by one plain line;
+- says, under a test cell whose own asserts decided its verdict in the student's kernel (an
+  ordinary nbgrader test cell, no hidden check of the course), and in the summary, that code in a
+  notebook could forge that verdict, and where an instructor reads how to make it a trusted check;
 - makes long verdict text wrap instead of running past the right edge of its box;
 - drops nbgrader's "No response." comment under an answer left as released, and marks the cells
   the course's template (``grader/pages/templates/feedback_page``) folds (``PAGE_KEY``): the answers
@@ -56,6 +59,14 @@ PAGE_KEY = "feedback_page"
 MISCONCEPTION_LINE = "{name}: {explanation} (reread {lesson})"
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 NOT_ATTEMPTED_NOTE = "Not attempted yet: this cell still raises NotImplementedError, as released.\n"
+#: Under a test cell whose verdict its own code decided in the student's kernel (plain asserts, as in
+#: an ordinary nbgrader assignment), and, with the cells' names, in the summary.
+KERNEL_VERDICT_NOTE = ("Decided inside your kernel: this test's own code ran in the same kernel as your "
+                       "code, so code in a notebook could forge its verdict; the course's hidden checks "
+                       "are decided outside the kernel. An instructor can turn this test cell into a "
+                       "trusted check: see \"Bringing an existing nbgrader course\" in the instructor guide.\n")
+KERNEL_VERDICTS_SUMMARY = ("Decided inside your kernel (code in a notebook could forge these verdicts): "
+                           "{cells}. Each such cell says how an instructor turns it into a trusted check.")
 CALLS_A_STUB_NOTE = ("This cell did not run to the end: it uses a function that is not written yet "
                      "(it still raises NotImplementedError).\n")
 
@@ -84,6 +95,7 @@ tr.passed td.status {{ color: #2f7d32; }}
 tr.failed td.status {{ color: #b3261e; }}
 p.fix-first {{ font-size: 1.1em; padding: 0.5em 0.8em; background: #fff4e5; border-left: 4px solid #e08a00; }}
 p.all-passed {{ font-size: 1.1em; padding: 0.5em 0.8em; background: #edf7ed; border-left: 4px solid #2f7d32; }}
+p.kernel-verdicts {{ padding: 0.5em 0.8em; background: #fff4e5; border-left: 4px solid #e08a00; }}
 p.files-not-kept {{ padding: 0.5em 0.8em; background: #f3f3f3; border-left: 4px solid #888; }}
 """
 
@@ -280,6 +292,28 @@ def tidy_outputs(cell, sources: dict[str, str] | None = None, language: str = SO
                     for o in cell.outputs]
 
 
+def decided_in_kernel(cell, sources: dict[str, str] | None = None) -> bool:
+    """Whether ``cell`` is a graded test cell whose verdict its own code decided in the student's
+    kernel: no verdict of the course's checks (``DecideVerdicts``) rides on it."""
+    meta = cell.metadata.get("nbgrader", {})
+    return (cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+            and not verdict_records(cell, _source(cell, sources)))
+
+
+def add_kernel_verdict_note(cell, language: str = SOURCE_LANGUAGE) -> None:
+    """Put ``KERNEL_VERDICT_NOTE`` (in ``language``) first among the outputs of a cell decided in the kernel."""
+    cell.outputs = [new_output("stream", name="stdout", text=translate(KERNEL_VERDICT_NOTE, language)),
+                    *cell.outputs]
+
+
+def kernel_verdicts_html(grade_ids: list[str], language: str = SOURCE_LANGUAGE) -> str:
+    """The summary's paragraph naming the test cells decided in the kernel (escaped HTML), or ""."""
+    if not grade_ids:
+        return ""
+    cells = ", ".join(f'<a href="#{_e(g)}"><code>{_e(g)}</code></a>' for g in grade_ids)
+    return f'<p class="kernel-verdicts">{_e(translate(KERNEL_VERDICTS_SUMMARY, language)).format(cells=cells)}</p>'
+
+
 def mark_for_the_page(cell, passed_checks: set[str], course_cells: set[tuple[str, str]]) -> None:
     """Drop nbgrader's "No response." comment; mark an answer cell whose check passed, and a cell of
     the course's own (locked, or in ``course_cells``: (cell type, source) pairs), for the template (``PAGE_KEY``)."""
@@ -334,12 +368,16 @@ class FeedbackPage(NbGraderPreprocessor):
         summaries = check_summaries(nb, sources, language)
         passed_checks = {s.check for s in summaries if s.passed}
         course_cells = released_course_cells(self, resources)
+        in_kernel = []
         for cell in nb.cells:
             tidy_outputs(cell, sources, language)
             say_verdict_in(cell, sources, language)
             mark_for_the_page(cell, passed_checks, course_cells)
+            if decided_in_kernel(cell, sources):
+                add_kernel_verdict_note(cell, language)
+                in_kernel.append(cell.metadata["nbgrader"]["grade_id"])
         nb.cells = [cell for cell in nb.cells if cell.get("id") != SUMMARY_CELL_ID]
-        note = working_folder_note(nb)
+        note = kernel_verdicts_html(in_kernel, language) + working_folder_note(nb)
         if summaries or note:  # a notebook without hidden checks or a note gets no summary, not an empty heading
             summary = new_markdown_cell(summary_html(summaries, note, language))
             summary["id"] = SUMMARY_CELL_ID
