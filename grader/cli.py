@@ -10,6 +10,8 @@
     grader similarity ASSIGNMENT             pairs of submissions possibly written together (instructors only)
     grader export --canvas FILE --roster R   grades as a CSV for Canvas's gradebook import
     grader roster ROSTER.csv                 students' names from the roster into the gradebook (the formgrader's list)
+    grader policy show | set | grant-late-days | late-days | validate
+                                             deadlines, extensions, late days and accommodations (grader.policy)
     grader demo [--dir DIR] [--claims]       the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
@@ -48,10 +50,23 @@ def cmd_release(args) -> int:
     return 0 if regenerate_release(args.assignments or list(ASSIGNMENTS), make_console()) else 1
 
 
+def _refuse_unusable_policy(course: Course) -> None:
+    """Stop before grading when the course policy (c.CoursePolicy, policy.csv) has a bad line."""
+    from grader.policy.course_policy import PolicyBook
+    from grader.policy.declaration import PolicyFileError
+
+    try:
+        PolicyBook.of(course, check_ids=True)
+    except PolicyFileError as exc:
+        raise SystemExit("error: nothing was graded: the course policy cannot be used:\n  "
+                         + "\n  ".join(exc.problems) + "\nfix these lines (grader policy validate checks again)") from None
+
+
 def cmd_autograde(args) -> int:
     from grader.scheduling.class_run import run_autograde
 
     course = _course(args)
+    _refuse_unusable_policy(course)
     if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.scheduling.dask_cluster)
         from grader.scheduling.cluster_security import InsecureSchedulerError, client_security
         from grader.scheduling.dask_cluster import ClusterSetupError
@@ -340,6 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_check_pages_parser(sub)
     add_watch_parser(sub)
+    from grader.policy.command import add_policy_parser
+
+    add_policy_parser(sub, _course)
     from grader.hub.command import add_hub_parser
 
     add_hub_parser(sub)

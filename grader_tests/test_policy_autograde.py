@@ -99,3 +99,16 @@ def test_the_extension_spends_no_late_day(graded):
 def test_a_regrade_gives_the_same_scores_and_penalties(graded):
     _, before, after = graded
     assert after == before
+
+
+def test_autograde_refuses_a_malformed_policy_file_naming_the_line(released_course_template, tmp_path):
+    import shutil
+
+    shutil.copytree(released_course_template.root, tmp_path / "course")
+    course = Course(tmp_path / "course")
+    (course.root / "policy.csv").write_text("who,assignment,setting,value\nada,,extension_hours,two days\n")
+    hand_in(course, "ada", get_submission(ASSIGNMENT, "model_answer"))
+    refused = autograde(course)
+    assert refused.returncode != 0
+    assert "policy.csv line 2: extension_hours must be a number of hours" in refused.stderr
+    assert not course.autograded_notebook("ada", ASSIGNMENT).exists()

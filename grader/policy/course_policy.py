@@ -107,10 +107,10 @@ class PolicyBook:
                 if stamp and assignment not in timestamps.get(student, {}):
                     timestamps.setdefault(student, {})[assignment] = _parse_stamp(stamp)
         settings = class_policy(config, gradebook.due)
-        known_students = gradebook.students | set(timestamps) if check_ids else None
+        known = known_students(course, gradebook) if check_ids else None
         known_assignments = set(gradebook.due) | set(settings.due) if check_ids else None
         declaration = read_policy_file(policy_file_of(course, config), settings.accommodations,
-                                       known_students, known_assignments)
+                                       known, known_assignments)
         return cls(settings, declaration, timestamps, tuple(sorted(set(gradebook.due) | set(settings.due))))
 
     def resolve(self, student: str, assignment: str) -> ResolvedPolicy:
@@ -132,6 +132,11 @@ class PolicyBook:
         """Every student with a recorded hand-in or an override."""
         named = {r.who for r in self.declaration.rows if r.group is None}
         return sorted(named | set(self.timestamps))
+
+
+def known_students(course: Course, gradebook: GradebookDates) -> set[str]:
+    """The student ids the course knows: the gradebook's and those with a hand-in in ``submitted/``."""
+    return gradebook.students | {s for a in gradebook.due for s in course_students(course, a)}
 
 
 def course_students(course: Course, assignment: str) -> list[str]:
