@@ -68,7 +68,14 @@ def graded(released_course_template, tmp_path_factory):
     before = results(course)
     again = autograde(course, "--force")
     assert again.returncode == 0, again.stdout + again.stderr
+    feedback = subprocess.run([sys.executable, "-m", "grader.cli", "feedback", ASSIGNMENT, "--course", str(root)],
+                              capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert feedback.returncode == 0, feedback.stdout + feedback.stderr
     return course, before, results(course)
+
+
+def page_text(course: Course, student: str) -> str:
+    return course.feedback_page(student, ASSIGNMENT).read_text(encoding="utf-8")
 
 
 def test_a_student_with_an_extension_hands_in_late_without_penalty_and_with_full_credit(graded):
@@ -99,6 +106,34 @@ def test_the_extension_spends_no_late_day(graded):
 def test_a_regrade_gives_the_same_scores_and_penalties(graded):
     _, before, after = graded
     assert after == before
+
+
+def test_the_feedback_page_states_the_students_own_due_date(graded):
+    course, _, _ = graded
+    assert "Your due date: 2026-03-03 12:00 UTC (the class&#x27;s: 2026-03-01 12:00 UTC)." in page_text(course, "ada")
+
+
+def test_the_feedback_page_states_the_late_days_left_and_spent(graded):
+    course, _, _ = graded
+    page = page_text(course, "bob")
+    assert "Your due date: 2026-03-01 12:00 UTC." in page
+    assert "Late days left: 0 of 1. Late days this hand-in spent: 1." in page
+
+
+def test_the_class_report_lists_who_used_an_extension_and_late_days(graded):
+    from grader.reporting.analysis import collect
+
+    course, _, _ = graded
+    used = {(u.student, u.extension_seconds, u.late_days_spent, u.penalty_share)
+            for u in collect(course, ASSIGNMENT).policy_usage}
+    assert used == {("ada", 48 * 3600.0, 0, 0.0), ("bob", 0.0, 1, 0.0), ("cy", 0.0, 1, 0.25)}
+
+
+def test_the_class_reports_late_table_counts_lateness_from_the_students_own_due_date(graded):
+    from grader.reporting.analysis import collect
+
+    course, _, _ = graded
+    assert {row.student for row in collect(course, ASSIGNMENT).late} == {"bob", "cy"}
 
 
 def test_autograde_refuses_a_malformed_policy_file_naming_the_line(released_course_template, tmp_path):
