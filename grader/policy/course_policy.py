@@ -92,16 +92,18 @@ class PolicyBook:
     assignments: tuple[str, ...]
 
     @classmethod
-    def of(cls, course: Course, config: Config | None = None, check_ids: bool = False) -> PolicyBook:
+    def of(cls, course: Course, config: Config | None = None, check_ids: bool = False,
+           hand_ins: bool = True) -> PolicyBook:
         """The policy of ``course`` (its ``nbgrader_config.py`` unless ``config`` is given).
 
         ``check_ids``: refuse rows naming a student or assignment the course does not know (the
-        gradebook's and those in ``submitted/``). Raises PolicyFileError naming every bad line.
+        gradebook's and those in ``submitted/``). ``hand_ins`` False: read no hand-in times (enough
+        for :meth:`resolve`, not for late days). Raises PolicyFileError naming every bad line.
         """
         config = load_config(course) if config is None else config
-        gradebook = read_gradebook(course)
+        gradebook = read_gradebook(course, hand_ins or check_ids)
         timestamps = gradebook.timestamps
-        for assignment in gradebook.due:
+        for assignment in (gradebook.due if hand_ins else ()):
             for student in course_students(course, assignment):
                 stamp = read_timestamp(course.root / "submitted" / student / assignment)
                 if stamp and assignment not in timestamps.get(student, {}):
@@ -164,8 +166,8 @@ class GradebookDates:
     timestamps: dict[str, dict[str, datetime]]
 
 
-def read_gradebook(course: Course) -> GradebookDates:
-    """The gradebook's due dates, students and submission timestamps (empty when it has none yet)."""
+def read_gradebook(course: Course, hand_ins: bool = True) -> GradebookDates:
+    """The gradebook's due dates, students and (``hand_ins``) submission timestamps; empty when it has none yet."""
     from nbgrader.api import Gradebook
 
     if course.sqlite_file is not None and not course.sqlite_file.exists():
@@ -174,7 +176,7 @@ def read_gradebook(course: Course) -> GradebookDates:
         due = {a.name: utc(a.duedate) for a in gb.assignments}
         students = {s.id for s in gb.students}
         timestamps: dict[str, dict[str, datetime]] = {}
-        for assignment in gb.assignments:
+        for assignment in gb.assignments if hand_ins else ():
             for submission in assignment.submissions:
                 if submission.timestamp is not None:
                     timestamps.setdefault(submission.student.id, {})[assignment.name] = utc(submission.timestamp)

@@ -10,10 +10,10 @@ events are not delivered). A pass:
    copied only when it belongs to the student it names and fits its budget, its time is the file
    system's; a folder that is nobody's hand-in is recorded as refused. Each folder is handled on
    its own, so none can stop the pass;
-2. release held feedback whose assignment's due date has passed;
+2. release held feedback whose due date has passed (the student's own: grader.policy);
 3. for each (student, assignment), take its oldest pending submission (arrival order per student;
    one at a time per pair, different pairs in parallel) and decide: late after an on-time
-   submission -> not counted; over the hourly limit -> waits, with a page saying until when;
+   submission -> not counted; over the hourly limit (the student's own, grader.policy) -> waits, with a page saying until when;
    otherwise grade it in a worker process (``grader.service.grading``);
 4. when a grading ends, record the result and release the feedback (or hold it until the due date
    when the course says feedback is not immediate for that assignment). One log line each.
@@ -34,10 +34,8 @@ import re
 import shutil
 import signal
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError
 
 from grader.course import ASSIGNMENTS, Course, enable_concurrent_writers
@@ -63,6 +61,8 @@ from grader.service.inbound import (
 from grader.service.journal import GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal, Row
 from grader.service.notice import SETTLING_SECONDS, Wakeup
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
+from grader.policy.course_policy import PolicyBook
+from grader.policy.resolution import ResolvedPolicy
 from grader.service_policy import GradingService, load_service_policy
 from grader.state_folders import HANDIN_ARCHIVE, REFUSAL_STAGING, SERVICE_JOURNAL, SERVICE_LOCK
 
@@ -94,10 +94,6 @@ def start_worker(course_root: str) -> None:
     """The first thing a local grading worker does: die with the service, then ``warm_up``."""
     die_with_parent()
     warm_up(course_root)
-
-
-def _epoch(moment: datetime) -> float:
-    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def exchange_root(exchange: CourseExchange) -> Path:
@@ -469,19 +465,27 @@ class GradingLoop:
 
     # ---- 2. held feedback ----------------------------------------------------------------------
 
-    def due_date(self, assignment: str) -> float | None:
-        """The assignment's due date in the gradebook (epoch seconds), or None."""
-        with Gradebook(self.course.db_url) as gb:
-            try:
-                duedate = gb.find_assignment(assignment).duedate
-            except MissingEntry:
-                return None
-        return None if duedate is None else _epoch(duedate)
+    def resolved_policy(self, student: str, assignment: str) -> ResolvedPolicy:
+        """``student``'s own policy for ``assignment`` (grader.policy), read afresh: the policy file
+        and the gradebook's due dates may change while the service runs."""
+        return PolicyBook.of(self.course, hand_ins=False).resolve(student, assignment)
+
+    def due_date(self, assignment: str, student: str) -> float | None:
+        """``student``'s own due date of ``assignment`` (epoch seconds): the gradebook's, or the
+        course policy's, moved by the student's extension or accommodation; None without one."""
+        due = self.resolved_policy(student, assignment).due
+        return None if due is None else due.timestamp()
+
+    def hourly_limit(self, student: str, assignment: str) -> int:
+        """Hand-ins of ``student`` graded per hour: the policy file's override, else the service's."""
+        resolved = self.resolved_policy(student, assignment)
+        return resolved.max_graded_per_hour if "max_graded_per_hour" in resolved.sources \
+            else self.policy.max_graded_per_hour
 
     def release_due_feedback(self) -> None:
         busy = {(r.student, r.assignment) for r in self._inflight.values()}
         for row in self.journal.in_state(HELD):
-            due = self.due_date(row.assignment)
+            due = self.due_date(row.assignment, row.student)
             if (row.student, row.assignment) not in busy and (due is None or self.clock() >= due):
                 try:
                     self._release(row, Path(self.archive_of(row)) / FEEDBACK)
@@ -570,7 +574,7 @@ class GradingLoop:
             self._answer_refused(row)
             return
         now = self.clock()
-        due = self.due_date(row.assignment)
+        due = self.due_date(row.assignment, row.student)
         if due is not None and row.submitted_at > due:
             on_time = [r for r in self.journal.of(row.student, row.assignment)
                        if r.submitted_at <= due and r.outcome in ("graded", "ungradable")]
@@ -581,7 +585,7 @@ class GradingLoop:
                     "nothing: your on-time submission is the one that is graded.")
                 return
         starts = self.journal.graded_since(row.student, row.assignment, now - HOUR)
-        limit = self.policy.max_graded_per_hour
+        limit = self.hourly_limit(row.student, row.assignment)
         if len(starts) >= limit:
             not_before = starts[len(starts) - limit] + HOUR
             if row.state != WAITING or row.not_before != not_before:
@@ -694,7 +698,7 @@ class GradingLoop:
 
     def _deliver(self, row: Row) -> None:
         """Release a graded row's feedback, or hold it until the due date."""
-        due = self.due_date(row.assignment)
+        due = self.due_date(row.assignment, row.student)
         hold = (not self.policy.feedback_is_immediate(row.assignment) and due is not None
                 and row.submitted_at <= due and self.clock() < due)
         if hold:
