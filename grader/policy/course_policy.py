@@ -93,21 +93,22 @@ class PolicyBook:
 
     @classmethod
     def of(cls, course: Course, config: Config | None = None, check_ids: bool = False,
-           hand_ins: bool = True) -> PolicyBook:
+           hand_ins: bool = True, student: str | None = None) -> PolicyBook:
         """The policy of ``course`` (its ``nbgrader_config.py`` unless ``config`` is given).
 
         ``check_ids``: refuse rows naming a student or assignment the course does not know (the
         gradebook's and those in ``submitted/``). ``hand_ins`` False: read no hand-in times (enough
-        for :meth:`resolve`, not for late days). Raises PolicyFileError naming every bad line.
+        for :meth:`resolve`, not for late days); ``student``: read only that student's (enough for
+        their late days). Raises PolicyFileError naming every bad line.
         """
         config = load_config(course) if config is None else config
-        gradebook = read_gradebook(course, hand_ins or check_ids)
+        gradebook = read_gradebook(course, hand_ins, student)
         timestamps = gradebook.timestamps
         for assignment in (gradebook.due if hand_ins else ()):
-            for student in course_students(course, assignment):
-                stamp = read_timestamp(course.root / "submitted" / student / assignment)
-                if stamp and assignment not in timestamps.get(student, {}):
-                    timestamps.setdefault(student, {})[assignment] = _parse_stamp(stamp)
+            for someone in [student] if student is not None else course_students(course, assignment):
+                stamp = read_timestamp(course.root / "submitted" / someone / assignment)
+                if stamp and assignment not in timestamps.get(someone, {}):
+                    timestamps.setdefault(someone, {})[assignment] = _parse_stamp(stamp)
         settings = class_policy(config, gradebook.due)
         known = known_students(course, gradebook) if check_ids else None
         known_assignments = set(gradebook.due) | set(settings.due) if check_ids else None
@@ -166,18 +167,26 @@ class GradebookDates:
     timestamps: dict[str, dict[str, datetime]]
 
 
-def read_gradebook(course: Course, hand_ins: bool = True) -> GradebookDates:
-    """The gradebook's due dates, students and (``hand_ins``) submission timestamps; empty when it has none yet."""
-    from nbgrader.api import Gradebook
+def read_gradebook(course: Course, hand_ins: bool = True, student: str | None = None) -> GradebookDates:
+    """The gradebook's due dates, students and (``hand_ins``) submission timestamps, of every
+    student or only ``student``; empty when there is no gradebook yet."""
+    from nbgrader.api import Gradebook, MissingEntry
 
     if course.sqlite_file is not None and not course.sqlite_file.exists():
         return GradebookDates({}, set(), {})
     with Gradebook(course.db_url) as gb:
         due = {a.name: utc(a.duedate) for a in gb.assignments}
         students = {s.id for s in gb.students}
+        submissions = []
+        if hand_ins and student is None:
+            submissions = [s for a in gb.assignments for s in a.submissions]
+        elif hand_ins:
+            try:
+                submissions = list(gb.find_student(student).submissions)
+            except MissingEntry:
+                submissions = []
         timestamps: dict[str, dict[str, datetime]] = {}
-        for assignment in gb.assignments if hand_ins else ():
-            for submission in assignment.submissions:
-                if submission.timestamp is not None:
-                    timestamps.setdefault(submission.student.id, {})[assignment.name] = utc(submission.timestamp)
+        for submission in submissions:
+            if submission.timestamp is not None:
+                timestamps.setdefault(submission.student.id, {})[submission.assignment.name] = utc(submission.timestamp)
     return GradebookDates(due, students, timestamps)

@@ -28,7 +28,7 @@ class AssignPolicyLatePenalties(CoursePreprocessor):
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
-        book = PolicyBook.of(Course(Path(self._course_root())), config=self.config)
+        book = PolicyBook.of(Course(Path(self._course_root())), config=self.config, student=info["student"])
         outcome = book.late_outcomes(info["student"]).get(info["assignment"])
         with Gradebook(info["db_url"]) as gb:
             notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])

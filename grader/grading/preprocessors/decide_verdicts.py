@@ -81,7 +81,7 @@ class DecideVerdicts(CoursePreprocessor):
         if not GradingService(config=self.config).feedback_is_immediate(info["assignment"]):
             return None
         # the student's own schedule (grader.policy: the class's c.AttemptCredit.schedule unless overridden)
-        resolved = PolicyBook.of(Course(Path(self._course_root())), config=self.config).resolve(
+        resolved = PolicyBook.of(Course(Path(self._course_root())), config=self.config, hand_ins=False).resolve(
             info["student"], info["assignment"])
         history = AttemptHistory(self.state_dir())
         policy = AttemptCredit(config=self.config, schedule=list(resolved.attempt_schedule))

@@ -338,7 +338,7 @@ class FeedbackPage(NbGraderPreprocessor):
         coursedir, info = converter_coursedir(self), resources.get("nbgrader") or {}
         if coursedir is None or not (info.get("student") and info.get("assignment")):
             return ""
-        book = PolicyBook.of(Course(Path(coursedir.root)), config=self.config)
+        book = PolicyBook.of(Course(Path(coursedir.root)), config=self.config, student=info["student"])
         return deadline_note_html(standing(book, info["student"], info["assignment"]), language)
 
     def preprocess(self, nb, resources):
