@@ -83,3 +83,26 @@ def test_an_on_time_hand_in_has_no_penalty_and_spends_nothing():
     policy = resolve("ada", "02_softmax", declared(), CLASS)
     outcome = spend_late_days([HandIn(policy, DUE - timedelta(minutes=1))])["02_softmax"]
     assert (outcome.late_days_spent, outcome.penalty_share, outcome.late_days_left) == (0, 0.0, 3)
+
+
+def test_a_group_later_in_the_file_beats_an_earlier_one():
+    declaration = declared("ada,,group,evening", "ada,,group,lab-b", "group:evening,,late_penalty_per_day,0.2",
+                           "group:lab-b,,late_penalty_per_day,0.3")
+    assert resolve("ada", "02_softmax", declaration, CLASS).late_penalty_per_day == 0.3
+
+
+def test_an_extension_is_added_after_the_accommodation_stretches_the_window():
+    declaration = declared("ada,,accommodation,extra-time-1.5x", "ada,02_softmax,extension_hours,24")
+    assert resolve("ada", "02_softmax", declaration, CLASS).due == RELEASE + (DUE - RELEASE) * 1.5 + timedelta(hours=24)
+
+
+def test_late_days_cannot_exceed_the_per_assignment_cap():
+    capped = ClassPolicy(due={"02_softmax": DUE}, late_days=5, max_late_days_per_assignment=1,
+                         late_penalty_per_day=0.1)
+    outcome = spend_late_days([HandIn(resolve("ada", "02_softmax", declared(), capped), DUE + timedelta(hours=40))])
+    assert (outcome["02_softmax"].late_days_spent, outcome["02_softmax"].penalty_share) == (1, pytest.approx(0.1))
+
+
+def test_a_students_own_late_day_allowance_replaces_the_classs():
+    policy = resolve("eve", "02_softmax", declared("eve,,late_days,5"), CLASS)
+    assert spend_late_days([HandIn(policy, DUE + timedelta(hours=100))])["02_softmax"].late_days_spent == 5
