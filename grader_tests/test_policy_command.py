@@ -60,7 +60,8 @@ def test_grant_late_days_adds_to_the_class_allowance(small_course, capsys):
 
 
 def test_validate_names_each_bad_line_and_fails(small_course, capsys):
-    (small_course.root / "policy.csv").write_text("who,assignment,setting,value\nada,,late_days,two\nzed,,late_days,1\n")
+    (small_course.root / "policy.csv").write_text(
+        "who,assignment,setting,value\nada,,late_days,two\nzed,,late_days,1\n")
     assert grader(small_course, "validate") == 1
     problems = capsys.readouterr().err.splitlines()
     assert problems[0].startswith("policy.csv line 2: late_days must be")
@@ -73,3 +74,9 @@ def test_late_days_lists_who_has_an_extension(small_course, capsys):
     assert grader(small_course, "late-days") == 0
     [header, row] = capsys.readouterr().out.splitlines()
     assert row.split()[:3] == ["ada", "02_softmax", "48"]
+
+
+def test_show_refuses_an_unknown_student_with_the_known_ids(small_course):
+    with pytest.raises(SystemExit) as refused:
+        grader(small_course, "show", "zed")
+    assert "'zed' is not a student of this course (known ids: ada, bob)" in str(refused.value)

@@ -12,7 +12,8 @@ def test_a_new_override_is_added_at_the_end():
 
 def test_an_override_set_before_is_replaced_in_place_keeping_the_comments():
     assert with_override(FILE, "ada", "02_softmax", "extension_hours", "72").splitlines() == [
-        "# the course's overrides", "who,assignment,setting,value", "# Ada was ill", "ada,02_softmax,extension_hours,72"]
+        "# the course's overrides", "who,assignment,setting,value", "# Ada was ill",
+        "ada,02_softmax,extension_hours,72"]
 
 
 def test_the_same_setting_for_another_assignment_is_a_new_line():

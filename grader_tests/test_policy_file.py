@@ -73,4 +73,5 @@ def test_late_days_for_one_assignment_are_refused():
 
 
 def test_every_bad_line_is_listed_not_only_the_first():
-    assert len(problems_of(HEADER, "ada,,nope,1", "bob,,late_days,-1", "cy,x,due,soon", assignments={"02_softmax"})) == 3
+    problems = problems_of(HEADER, "ada,,nope,1", "bob,,late_days,-1", "cy,x,due,soon", assignments={"02_softmax"})
+    assert [problem.split(":")[0] for problem in problems] == [f"policy.csv line {n}" for n in (2, 3, 4)]

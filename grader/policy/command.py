@@ -16,7 +16,7 @@ from pathlib import Path
 
 from grader.course import Course, load_config
 from grader.policy.course_policy import PolicyBook, class_policy, known_students, policy_file_of, read_gradebook
-from grader.policy.declaration import OVERRIDES, PolicyFileError, parse_policy_text
+from grader.policy.declaration import OVERRIDES, PolicyFileError, parse_policy_text, unknown_student_text
 from grader.policy.editing import with_override, write_policy_text
 from grader.policy.standing import hours_text, moment_text, standing
 
@@ -31,6 +31,9 @@ def _book(course: Course) -> PolicyBook:
 
 def cmd_show(course: Course, args) -> int:
     book = _book(course)
+    known = known_students(course, read_gradebook(course, hand_ins=False))
+    if args.student not in known:
+        raise SystemExit(f"error: {unknown_student_text(args.student, known)}")
     assignments = args.assignments or list(book.assignments)
     if not assignments:
         raise SystemExit("error: the course has no assignment with a due date yet; name one")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from grader.policy.declaration import GROUP_PREFIX, PolicyDeclaration, PolicyRow
+from grader.policy.declaration import PolicyDeclaration, PolicyRow
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,3 @@ def resolve(student: str, assignment: str, declaration: PolicyDeclaration, cours
         sources={setting: f"line {row.line} ({row.who}{', ' + row.assignment if row.assignment else ''})"
                  for setting, row in chosen.items()})
 
-
-def describe_who(who: str) -> str:
-    """``group:evening`` -> ``the group evening``; a student id stays as it is."""
-    return f"the group {who[len(GROUP_PREFIX):]}" if who.startswith(GROUP_PREFIX) else who

@@ -13,7 +13,8 @@ events are not delivered). A pass:
 2. release held feedback whose due date has passed (the student's own: grader.policy);
 3. for each (student, assignment), take its oldest pending submission (arrival order per student;
    one at a time per pair, different pairs in parallel) and decide: late after an on-time
-   submission -> not counted; over the hourly limit (the student's own, grader.policy) -> waits, with a page saying until when;
+   submission -> not counted; over the hourly limit (the student's own, grader.policy) -> waits,
+   with a page saying until when;
    otherwise grade it in a worker process (``grader.service.grading``);
 4. when a grading ends, record the result and release the feedback (or hold it until the due date
    when the course says feedback is not immediate for that assignment). One log line each.
