@@ -50,15 +50,16 @@ def cmd_release(args) -> int:
     return 0 if regenerate_release(args.assignments or list(ASSIGNMENTS), make_console()) else 1
 
 
-def _refuse_unusable_policy(course: Course) -> None:
-    """Stop before grading when the course policy (c.CoursePolicy, policy.csv) has a bad line."""
+def _refuse_unusable_policy(course: Course, check_ids: bool = True) -> None:
+    """Stop before grading when the course policy (c.CoursePolicy, policy.csv) has a bad line;
+    ``check_ids``: a line for a student or assignment the course does not know is one too."""
     from grader.policy.course_policy import PolicyBook
     from grader.policy.declaration import PolicyFileError
 
     try:
-        PolicyBook.of(course, check_ids=True)
+        PolicyBook.of(course, check_ids=check_ids)
     except PolicyFileError as exc:
-        raise SystemExit("error: nothing was graded: the course policy cannot be used:\n  "
+        raise SystemExit("error: the course policy cannot be used:\n  "
                          + "\n  ".join(exc.problems) + "\nfix these lines (grader policy validate checks again)") from None
 
 
@@ -258,6 +259,8 @@ def cmd_watch(args) -> int:
         refuse_untrusted_course(course.root, f"the course {course.root}")
     except UntrustedError as exc:
         raise SystemExit(f"error: grader watch: {exc}") from None
+    # students the gradebook does not know yet may have overrides: the service adds them as they hand in
+    _refuse_unusable_policy(course, check_ids=False)
     return serve(course, once=args.once, fix_permissions=args.fix_permissions, workers=args.workers,
                  scheduler=args.scheduler, insecure_scheduler=args.insecure_scheduler)
 

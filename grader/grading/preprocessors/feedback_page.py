@@ -332,13 +332,18 @@ class FeedbackPage(NbGraderPreprocessor):
         a course's nbgrader run."""
         from grader.course import Course
         from grader.policy.course_policy import PolicyBook
+        from grader.policy.declaration import PolicyFileError
         from grader.policy.page_note import deadline_note_html
         from grader.policy.standing import standing
 
         coursedir, info = converter_coursedir(self), resources.get("nbgrader") or {}
         if coursedir is None or not (info.get("student") and info.get("assignment")):
             return ""
-        book = PolicyBook.of(Course(Path(coursedir.root)), config=self.config, student=info["student"])
+        try:
+            book = PolicyBook.of(Course(Path(coursedir.root)), config=self.config, student=info["student"])
+        except PolicyFileError as exc:  # the page without the note rather than no page
+            self.log.error("no deadline note on the feedback page: the course policy cannot be used: %s", exc)
+            return ""
         return deadline_note_html(standing(book, info["student"], info["assignment"]), language)
 
     def preprocess(self, nb, resources):
