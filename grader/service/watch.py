@@ -63,6 +63,7 @@ from grader.service.journal import GRADED, GRADING, HELD, RECEIVED, RELEASED, WA
 from grader.service.notice import SETTLING_SECONDS, Wakeup
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
 from grader.policy.course_policy import PolicyBook
+from grader.policy.declaration import PolicyFileError
 from grader.policy.resolution import ResolvedPolicy
 from grader.service_policy import GradingService, load_service_policy
 from grader.state_folders import HANDIN_ARCHIVE, REFUSAL_STAGING, SERVICE_JOURNAL, SERVICE_LOCK
@@ -136,6 +137,8 @@ class GradingLoop:
         self.journal = Journal(course.state_dir / SERVICE_JOURNAL)
         self.archive_root = course.state_dir / HANDIN_ARCHIVE
         self.limits = Limits(int(self.policy.max_notebook_megabytes * 1e6), self.policy.max_cells)
+        self._policy_book: PolicyBook | None = None  # the last course policy that could be used
+        self._policy_problem = ""  # why the policy file cannot be used now ("" when it can)
         self._stopping = False
         self._pool: cf.ProcessPoolExecutor | None = None
         self._inflight: dict[cf.Future, Row] = {}
@@ -468,8 +471,17 @@ class GradingLoop:
 
     def resolved_policy(self, student: str, assignment: str) -> ResolvedPolicy:
         """``student``'s own policy for ``assignment`` (grader.policy), read afresh: the policy file
-        and the gradebook's due dates may change while the service runs."""
-        return PolicyBook.of(self.course, hand_ins=False).resolve(student, assignment)
+        and the gradebook's due dates may change while the service runs. While the policy file
+        cannot be used (edited by hand), the last one that could decides, and the log says why once."""
+        try:
+            self._policy_book, self._policy_problem = PolicyBook.of(self.course, hand_ins=False), ""
+        except PolicyFileError as exc:
+            if self._policy_book is None:
+                raise
+            if str(exc) != self._policy_problem:
+                log.error("the course policy cannot be used; deciding with the last one that could: %s", exc)
+                self._policy_problem = str(exc)
+        return self._policy_book.resolve(student, assignment)
 
     def due_date(self, assignment: str, student: str) -> float | None:
         """``student``'s own due date of ``assignment`` (epoch seconds): the gradebook's, or the
