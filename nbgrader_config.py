@@ -84,3 +84,16 @@ c.GradingService.workers = 2
 # Quiz items under immediate feedback: a right answer earns this share of the item's points after
 # 0, 1, 2, ... different wrong answers to it (grader/grading/attempt_credit.py; the last entry holds beyond the end).
 c.AttemptCredit.schedule = [1.0, 0.5, 0.25, 0.0]
+
+# ---- Deadlines, late work and accommodations (grader.policy) ------------------------------------
+# The class's policy (defaults shown); per-student and per-group overrides (extensions, late days,
+# accommodations, hourly limits, attempt schedules) are lines of policy.csv, edited with
+# `grader policy`. Due dates: the gradebook's (nbgrader db assignment add ... --duedate) unless
+# named here. See docs/instructor/deadlines.md.
+c.CoursePolicy.due_dates = {}                  # e.g. {"02_softmax": "2026-03-02T23:59:00+00:00"}
+c.CoursePolicy.release_dates = {}              # when each assignment opens (accommodations scale from it)
+c.CoursePolicy.late_window_hours = None        # hand-ins later than this after the due date earn 0; None: no end
+c.CoursePolicy.late_penalty_per_day = 0.0      # share of the score per started day late
+c.CoursePolicy.late_days = 0                   # late days each student may spend over the course
+c.CoursePolicy.max_late_days_per_assignment = None
+c.CoursePolicy.accommodations = {"extra-time-1.5x": 1.5, "extra-time-2x": 2.0}

@@ -10,6 +10,8 @@
     grader similarity ASSIGNMENT             pairs of submissions possibly written together (instructors only)
     grader export --canvas FILE --roster R   grades as a CSV for Canvas's gradebook import
     grader roster ROSTER.csv                 students' names from the roster into the gradebook (the formgrader's list)
+    grader policy show | set | grant-late-days | late-days | validate
+                                             deadlines, extensions, late days and accommodations (grader.policy)
     grader demo [--dir DIR] [--claims]       the whole job end to end on a simulated class
     grader doctor                            which sandbox protections are active here
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
@@ -58,11 +60,25 @@ def _known_assignments(course: Course, assignments: list[str]) -> list[str]:
     return assignments
 
 
+def _refuse_unusable_policy(course: Course, check_ids: bool = True) -> None:
+    """Stop before grading when the course policy (c.CoursePolicy, policy.csv) has a bad line;
+    ``check_ids``: a line for a student or assignment the course does not know is one too."""
+    from grader.policy.course_policy import PolicyBook
+    from grader.policy.declaration import PolicyFileError
+
+    try:
+        PolicyBook.of(course, check_ids=check_ids)
+    except PolicyFileError as exc:
+        raise SystemExit("error: the course policy cannot be used:\n  "
+                         + "\n  ".join(exc.problems) + "\nfix these lines (grader policy validate checks again)") from None
+
+
 def cmd_autograde(args) -> int:
     from grader.scheduling.class_run import run_autograde
 
     course = _course(args)
     _known_assignments(course, args.assignments)
+    _refuse_unusable_policy(course)
     if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.scheduling.dask_cluster)
         from grader.scheduling.cluster_security import InsecureSchedulerError, client_security
         from grader.scheduling.dask_cluster import ClusterSetupError
@@ -255,6 +271,8 @@ def cmd_watch(args) -> int:
         refuse_untrusted_course(course.root, f"the course {course.root}")
     except UntrustedError as exc:
         raise SystemExit(f"error: grader watch: {exc}") from None
+    # students the gradebook does not know yet may have overrides: the service adds them as they hand in
+    _refuse_unusable_policy(course, check_ids=False)
     return serve(course, once=args.once, fix_permissions=args.fix_permissions, workers=args.workers,
                  scheduler=args.scheduler, insecure_scheduler=args.insecure_scheduler)
 
@@ -354,6 +372,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_check_pages_parser(sub)
     add_watch_parser(sub)
+    from grader.policy.command import add_policy_parser
+
+    add_policy_parser(sub, _course)
     from grader.hub.command import add_hub_parser
 
     add_hub_parser(sub)

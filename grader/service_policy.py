@@ -7,8 +7,9 @@ Every setting is declared in ``grader.settings`` with its default, so a course w
     c.GradingService.max_graded_per_hour = 6
     c.GradingService.max_waiting = 5
 
-Due dates and late penalties are nbgrader's own (the gradebook's ``duedate``,
-``c.LateSubmissionPlugin.penalty_method``); the service only decides *when* to grade and release.
+Due dates, extensions, late penalties and per-student hourly limits are the course policy's
+(``grader.policy``: ``c.CoursePolicy``, the policy file, the gradebook's ``duedate``); the service
+only decides *when* to grade and release.
 """
 from __future__ import annotations
 

@@ -97,6 +97,7 @@ _probes = partial(Setting, "PrepareProbes")
 _attempts = partial(Setting, "AttemptCredit")
 _feedback = partial(Setting, "FeedbackExporter")
 _service = partial(Setting, "GradingService")
+_policy = partial(Setting, "CoursePolicy")
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -204,6 +205,32 @@ SETTINGS: tuple[Setting, ...] = (
     _attempts("schedule", "list of shares", (1.0, 0.5, 0.25, 0.0), "",
               "Share of a quiz item's points a right answer still earns after 0, 1, 2, ... different wrong "
               "answers to it (graded with immediate feedback); beyond the end the last entry holds."),
+    # ---- deadlines, late work and accommodations (grader.policy; overrides: the course's policy.csv)
+    _policy("release_dates", "name → text", {}, "",
+            "assignment id -> when it opens, ISO 8601 with a UTC offset (2026-03-02T09:00:00+00:00). "
+            "An accommodation's scale stretches the time from release to due date; without a release "
+            "date it stretches the late window only."),
+    _policy("due_dates", "name → text", {}, "",
+            "assignment id -> due date, ISO 8601 with a UTC offset. An assignment not listed uses the "
+            "gradebook's due date (nbgrader's `duedate`), and none when that is empty."),
+    _policy("late_window_hours", "number", None, "h",
+            "Hours after a student's own due date (and the late days spent) in which a hand-in still earns "
+            "points, less the late penalty; later ones earn 0. None: no end.", allow_none=True, minimum=0),
+    _policy("late_penalty_per_day", "number", 0.0, "",
+            "Share of the score taken off per started day late (0.1: 10 % a day, at most all of it).",
+            minimum=0),
+    _policy("late_days", "integer", 0, "days",
+            "Late days every student has for the whole course: a hand-in up to that many whole days "
+            "after the student's due date spends them instead of losing points.", minimum=0),
+    _policy("max_late_days_per_assignment", "integer", None, "days",
+            "Late days one assignment may spend. None: as many as the student has left.",
+            allow_none=True, minimum=0),
+    _policy("accommodations", "keyword arguments", {"extra-time-1.5x": 1.5, "extra-time-2x": 2.0}, "",
+            "accommodation label -> the scale it gives a student's windows (time from release to due "
+            "date, and the late window). A student gets one in policy.csv (setting `accommodation`)."),
+    _policy("policy_file", "text", "policy.csv", "",
+            "The course's per-student and per-group overrides, relative to the course folder "
+            "(columns who, assignment, setting, value; `grader policy validate` checks it)."),
     # ---- feedback pages -------------------------------------------------------------------------
     Setting("GenerateFeedback", "copy_working_files", "boolean", False, "",
             "Copy the files of the graded working folder (autograded/<student>/<assignment>: the "

@@ -12,6 +12,7 @@ from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.grading.preprocessors import feedback_page
 from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE, catalogue_path, translate, translations
 from grader.pages.page_templates import TEMPLATES
+from grader.policy import page_note
 
 TRANSLATED = [language for language in LANGUAGES if language != SOURCE_LANGUAGE]
 _SAID_IN_TEMPLATE = re.compile(r"""say\((['"])(.+?)\1\)""")
@@ -35,7 +36,8 @@ def page_messages() -> set[str]:
                    feedback_page.KERNEL_VERDICT_NOTE, feedback_page.KERNEL_VERDICTS_SUMMARY,
                    feedback_page.MISCONCEPTION_LINE, "not passed", "Fix first:", "Every check passed.", "passed",
                    "Check", "Score", "What to fix", "Summary", "{check}: passed.", "{check}: not passed.",
-                   "Likely misconception: {misconception}"} | {message for _, message in feedback_page.VERDICT_LINES}
+                   "Likely misconception: {misconception}"} | {message for _, message in feedback_page.VERDICT_LINES} \
+        | set(page_note.MESSAGES)
 
 
 def misconception_messages() -> set[str]:

@@ -36,7 +36,7 @@ def test_no_step_reads_what_no_earlier_step_or_nbgrader_wrote():
     ("SandboxedExecute", "PrepareProbes", "cell.source: probe code"),
     ("ClearMetadataPreprocessor", "DecideVerdicts", "cell.metadata: probe plans judged and removed"),
     ("LimitOutput", "DecideVerdicts", "cell.outputs: judged"),
-    ("AssignLatePenalties", "BatchedSaveAutoGrades", "gradebook: scores"),
+    ("AssignPolicyLatePenalties", "BatchedSaveAutoGrades", "gradebook: scores"),
 ])
 def test_a_step_moved_before_what_it_reads_breaks_the_contract(step, before, missing):
     by_name = {s.__name__: s for s in AUTOGRADE_STEPS}

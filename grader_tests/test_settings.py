@@ -25,6 +25,7 @@ CONFIGURABLES = {
     "FeedbackExporter": "grader.pages.exporter:FeedbackExporter",
     "GenerateFeedback": "grader.grading.nbgrader_apps:PagesOnlyFeedback",
     "GradingService": "grader.service_policy:GradingService",
+    "CoursePolicy": "grader.policy.course_policy:CoursePolicy",
 }
 
 

@@ -9,7 +9,8 @@ instructor). What an item can still earn is capped by a schedule (course config)
     c.AttemptCredit.schedule = [1.0, 0.5, 0.25, 0.0]   # the default
 
 entry k is the share of the item's points that a right answer earns after k different wrong ones;
-beyond the end the last entry holds. An unanswered item (not defined, the released stub) and an
+beyond the end the last entry holds. A student or group may have its own schedule (the course
+policy's ``attempt_schedule``, ``grader.policy``); grading reads the student's resolved one. An unanswered item (not defined, the released stub) and an
 answer handed in again unchanged add nothing. Answers are compared as the grader compares them:
 letters without case or spaces, numbers to 6 significant digits (the quiz tolerance is 1e-6 relative).
 

@@ -11,7 +11,8 @@ bottom follows one submission:
    (``PrepareProbes``), the notebook runs in the sandbox (``SandboxedExecute``), verdicts are decided
    outside the kernel (``DecideVerdicts``), what the kernel sent is cut down and made inert
    (``ClearMetadataPreprocessor``, ``LimitOutput``, ``RemoveActiveContent``) and the scores are saved
-   in one transaction per notebook (``BatchedSaveAutoGrades``, nbgrader's ``SaveAutoGrades`` batched).
+   in one transaction per notebook (``BatchedSaveAutoGrades``, nbgrader's ``SaveAutoGrades`` batched),
+   then the late penalty from the student's own policy (``AssignPolicyLatePenalties``, grader.policy).
 3. ``FEEDBACK_STEPS`` (``c.GenerateFeedback.preprocessors``): the page a student reads — grades,
    hidden test source removed, the summary of every check first (``FeedbackPage``); the page is
    written by ``grader.pages.exporter.FeedbackExporter``.
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
-    AssignLatePenalties,
     CheckCellMetadata,
     ClearHiddenTests,
     ClearOutput,
@@ -49,6 +49,7 @@ from grader.grading.preprocessors.feedback_page import FeedbackPage
 from grader.grading.preprocessors.prepare_probes import PrepareProbes
 from grader.grading.preprocessors.restore_cell_metadata import RestoreCellMetadata
 from grader.grading.step_contracts import StepContract, declared_contract
+from grader.policy.late_penalty import AssignPolicyLatePenalties
 from grader.pages.notebook import RemoveActiveContent
 from grader.sandbox.execute import SandboxedExecute
 
@@ -69,7 +70,7 @@ AUTOGRADE_STEPS = [
     LimitOutput,
     RemoveActiveContent,
     BatchedSaveAutoGrades,
-    AssignLatePenalties,
+    AssignPolicyLatePenalties,
     CheckCellMetadata,
 ]
 FEEDBACK_STEPS = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor, FeedbackPage]
@@ -104,8 +105,6 @@ THIRD_PARTY_CONTRACTS: dict[type, StepContract] = {
                                             frozenset({"cell.metadata: nbgrader's only"})),
     # bounds what the page and the gradebook keep; a probe report it cut would be misjudged
     LimitOutput: StepContract(frozenset({"cell.outputs: judged"}), frozenset({"cell.outputs: bounded"})),
-    AssignLatePenalties: StepContract(frozenset({_INFO, _SUBMISSION, "gradebook: scores"}),
-                                      frozenset({"gradebook: late penalty"}), timed_as="gradebook"),
     GetGrades: StepContract(frozenset({_INFO, "gradebook: scores", "gradebook: late penalty"}),
                             frozenset({"cell.metadata.nbgrader: score and comment", "resources.nbgrader: totals"})),
     ClearHiddenTests: StepContract(frozenset({_INSTRUCTOR_SOURCE}), frozenset({"cell.source: hidden tests removed"})),

@@ -8,6 +8,7 @@ record ``.grader/autograde/<assignment>/<student>.json`` is written atomically (
   follow (``grader.grading.submission_fingerprint``), so a submission whose inputs change is always graded
   again, and one that changed only a comment is graded again with the same inputs;
 - the assignment's source folder (the notebook with its hidden probes);
+- the course's policy file (``policy.csv``: extensions, late days, accommodations; ``grader.policy``);
 - the course's ``nbgrader_config.py`` and its secret (``grader.grading.seeds``: the hidden inputs follow
   from it; created here first if it does not exist yet, so that grading does not change it);
 - the grading code: the installed version and the bytes of the ``grader`` and ``solutions``
@@ -30,9 +31,11 @@ from grader import formats
 from grader.code_version import grader_version, hash_tree
 from grader.course import Course
 from grader.grading.seeds import course_secret
+from grader.settings import setting
 from grader.state_folders import RUN_RECORDS
 
 log = logging.getLogger(__name__)
+POLICY_FILE_DEFAULT = setting("CoursePolicy", "policy_file").default
 
 
 def fingerprint(course: Course, assignment: str, student: str) -> str:
@@ -42,6 +45,8 @@ def fingerprint(course: Course, assignment: str, student: str) -> str:
     hash_tree(digest, course.root / "source" / assignment, "source")
     config = course.root / "nbgrader_config.py"
     digest.update(b"[config]" + (config.read_bytes() if config.exists() else b"<missing>"))
+    policy = course.root / POLICY_FILE_DEFAULT
+    digest.update(b"[policy]" + (policy.read_bytes() if policy.exists() else b"<missing>"))
     digest.update(b"[secret]" + hashlib.sha256(course_secret(course.state_dir)).digest())
     digest.update(b"[grader]" + grader_version().encode())
     return digest.hexdigest()

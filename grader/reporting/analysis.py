@@ -19,6 +19,8 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from grader.checks import all_checks
 from grader.course import Course
+from grader.policy.course_policy import PolicyBook, utc
+from grader.policy.usage import PolicyUsage, policy_usage
 from grader.reporting.borrowed_numbers import BorrowedRow, borrowed_numbers
 from grader.reporting.class_report import ClassReport, build_report
 from grader.reporting.timings import grading_times
@@ -73,6 +75,7 @@ class AssignmentSummary:
     grading_seconds: dict[str, float] = field(default_factory=dict)  # student -> seconds
     similarity: SimilarityReport | None = None  # pairs possibly written together (instructors only)
     borrowed: list[BorrowedRow] = field(default_factory=list)  # answers that fit someone else's numbers
+    policy_usage: list[PolicyUsage] = field(default_factory=list)  # extensions, accommodations, late days
 
     @property
     def assignment(self) -> str:
@@ -130,8 +133,11 @@ def lesson_of(check: str, misconception: str | None = None) -> str:
     return known.lesson
 
 
-def late_submissions(course: Course, assignment: str, students: list[str]) -> list[LateRow]:
-    """Submissions of ``students`` handed in after their due date, latest first."""
+def late_submissions(course: Course, assignment: str, students: list[str],
+                     book: PolicyBook | None = None) -> list[LateRow]:
+    """Submissions of ``students`` handed in after their own due date (grader.policy: extensions and
+    accommodations count, late days spent do not), latest first."""
+    book = PolicyBook.of(course) if book is None else book
     rows = []
     with Gradebook(course.db_url) as gb:
         for student in students:
@@ -139,10 +145,13 @@ def late_submissions(course: Course, assignment: str, students: list[str]) -> li
                 submission = gb.find_submission(assignment, student)
             except MissingEntry:
                 continue
-            if submission.total_seconds_late > 0:
+            due = book.resolve(student, assignment).due
+            if submission.timestamp is None or due is None:
+                continue
+            seconds_late = (utc(submission.timestamp) - due).total_seconds()
+            if seconds_late > 0:
                 rows.append(LateRow(student, submission.timestamp.isoformat(timespec="seconds"),
-                                    submission.duedate.isoformat(timespec="seconds"),
-                                    float(submission.total_seconds_late),
+                                    due.replace(tzinfo=None).isoformat(timespec="seconds"), seconds_late,
                                     float(submission.late_submission_penalty or 0.0)))
     return sorted(rows, key=lambda row: -row.seconds_late)
 
@@ -166,7 +175,10 @@ def collect(course: Course, assignment: str) -> AssignmentSummary:
     """Build the report of ``assignment`` from the course's gradebook, autograded notebooks and records."""
     report = build_report(course, assignment)
     students = [r.student for r in report.students]
-    summary = assignment_summary(report, late_submissions(course, assignment, students), grading_times(course, assignment))
+    book = PolicyBook.of(course)
+    summary = assignment_summary(report, late_submissions(course, assignment, students, book),
+                                 grading_times(course, assignment))
+    summary.policy_usage = policy_usage(book, [assignment])
     try:
         summary.similarity = similar_pairs(course, assignment)
     except (FileNotFoundError, ValueError):  # no release notebook (or none the course knows) to

@@ -13,6 +13,8 @@ Columns: ``assignment, table, row, column, value``. ``table`` is one of
 - ``similarity_skipped``: row = student; column reason (not compared: ungradable or unreadable).
 - ``borrowed_numbers``: row = "student: item: whose numbers"; columns student, item, whose_numbers, items
   (answers that fit someone else's numbers).
+- ``policy_usage``: row = student; columns extension_seconds, accommodation, late_days_spent,
+  late_days_left, penalty_share (grader.policy).
 
 A spreadsheet's pivot table (or ``pandas.pivot``) turns any table back into its wide form.
 Cells are written as they are, through ``grader.reporting.csv_files``: numbers stay numbers, and
@@ -66,6 +68,11 @@ def rows(summary: AssignmentSummary) -> Iterator[tuple[str, str, str, str, objec
         for column, value in (("student", b.student), ("item", b.item), ("whose_numbers", b.whose),
                               ("items", b.items)):
             yield a, "borrowed_numbers", f"{b.student}: {b.item}: {b.whose}", column, value
+    for u in summary.policy_usage:
+        for column, value in (("extension_seconds", u.extension_seconds), ("accommodation", u.accommodation or ""),
+                              ("late_days_spent", u.late_days_spent), ("late_days_left", u.late_days_left),
+                              ("penalty_share", u.penalty_share)):
+            yield a, "policy_usage", u.student, column, value
 
 
 def write_csv(summaries: list[AssignmentSummary], path: Path) -> Path:

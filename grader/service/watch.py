@@ -10,10 +10,11 @@ events are not delivered). A pass:
    copied only when it belongs to the student it names and fits its budget, its time is the file
    system's; a folder that is nobody's hand-in is recorded as refused. Each folder is handled on
    its own, so none can stop the pass;
-2. release held feedback whose assignment's due date has passed;
+2. release held feedback whose due date has passed (the student's own: grader.policy);
 3. for each (student, assignment), take its oldest pending submission (arrival order per student;
    one at a time per pair, different pairs in parallel) and decide: late after an on-time
-   submission -> not counted; over the hourly limit -> waits, with a page saying until when;
+   submission -> not counted; over the hourly limit (the student's own, grader.policy) -> waits,
+   with a page saying until when;
    otherwise grade it in a worker process (``grader.service.grading``);
 4. when a grading ends, record the result and release the feedback (or hold it until the due date
    when the course says feedback is not immediate for that assignment). One log line each.
@@ -34,15 +35,16 @@ import re
 import shutil
 import signal
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange import ExchangeError
 
 from grader.course import Course, enable_concurrent_writers
 from grader.grading.admission import Refusal, assignment_refusal, limits_from, refused
 from grader.grading.nbgrader_compat import reuse_gradebook_connections
+from grader.policy.course_policy import PolicyBook
+from grader.policy.declaration import PolicyFileError
+from grader.policy.resolution import ResolvedPolicy
 from grader.scheduling.cluster_security import InsecureSchedulerError
 from grader.scheduling.dask_cluster import ClusterSetupError
 from grader.scheduling.worker_lifetime import die_with_parent
@@ -96,10 +98,6 @@ def start_worker(course_root: str) -> None:
     warm_up(course_root)
 
 
-def _epoch(moment: datetime) -> float:
-    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
-
-
 def exchange_root(exchange: CourseExchange) -> Path:
     """The root folder of the course's nbgrader exchange."""
     return exchange.root
@@ -139,6 +137,8 @@ class GradingLoop:
         self.journal = Journal(course.state_dir / SERVICE_JOURNAL)
         self.archive_root = course.state_dir / HANDIN_ARCHIVE
         self.limits = limits_from(self.policy)
+        self._policy_book: PolicyBook | None = None  # the last course policy that could be used
+        self._policy_problem = ""  # why the policy file cannot be used now ("" when it can)
         self._stopping = False
         self._pool: cf.ProcessPoolExecutor | None = None
         self._inflight: dict[cf.Future, Row] = {}
@@ -472,19 +472,36 @@ class GradingLoop:
 
     # ---- 2. held feedback ----------------------------------------------------------------------
 
-    def due_date(self, assignment: str) -> float | None:
-        """The assignment's due date in the gradebook (epoch seconds), or None."""
-        with Gradebook(self.course.db_url) as gb:
-            try:
-                duedate = gb.find_assignment(assignment).duedate
-            except MissingEntry:
-                return None
-        return None if duedate is None else _epoch(duedate)
+    def resolved_policy(self, student: str, assignment: str) -> ResolvedPolicy:
+        """``student``'s own policy for ``assignment`` (grader.policy), read afresh: the policy file
+        and the gradebook's due dates may change while the service runs. While the policy file
+        cannot be used (edited by hand), the last one that could decides, and the log says why once."""
+        try:
+            self._policy_book, self._policy_problem = PolicyBook.of(self.course, hand_ins=False), ""
+        except PolicyFileError as exc:
+            if self._policy_book is None:
+                raise
+            if str(exc) != self._policy_problem:
+                log.error("the course policy cannot be used; deciding with the last one that could: %s", exc)
+                self._policy_problem = str(exc)
+        return self._policy_book.resolve(student, assignment)
+
+    def due_date(self, assignment: str, student: str) -> float | None:
+        """``student``'s own due date of ``assignment`` (epoch seconds): the gradebook's, or the
+        course policy's, moved by the student's extension or accommodation; None without one."""
+        due = self.resolved_policy(student, assignment).due
+        return None if due is None else due.timestamp()
+
+    def hourly_limit(self, student: str, assignment: str) -> int:
+        """Hand-ins of ``student`` graded per hour: the policy file's override, else the service's."""
+        resolved = self.resolved_policy(student, assignment)
+        return resolved.max_graded_per_hour if "max_graded_per_hour" in resolved.sources \
+            else self.policy.max_graded_per_hour
 
     def release_due_feedback(self) -> None:
         busy = {(r.student, r.assignment) for r in self._inflight.values()}
         for row in self.journal.in_state(HELD):
-            due = self.due_date(row.assignment)
+            due = self.due_date(row.assignment, row.student)
             if (row.student, row.assignment) not in busy and (due is None or self.clock() >= due):
                 try:
                     self._release(row, Path(self.archive_of(row)) / FEEDBACK)
@@ -573,7 +590,7 @@ class GradingLoop:
             self._answer_refused(row)
             return
         now = self.clock()
-        due = self.due_date(row.assignment)
+        due = self.due_date(row.assignment, row.student)
         if due is not None and row.submitted_at > due:
             on_time = [r for r in self.journal.of(row.student, row.assignment)
                        if r.submitted_at <= due and r.outcome in ("graded", "ungradable")]
@@ -584,7 +601,7 @@ class GradingLoop:
                     "nothing: your on-time submission is the one that is graded.")
                 return
         starts = self.journal.graded_since(row.student, row.assignment, now - HOUR)
-        limit = self.policy.max_graded_per_hour
+        limit = self.hourly_limit(row.student, row.assignment)
         if len(starts) >= limit:
             not_before = starts[len(starts) - limit] + HOUR
             if row.state != WAITING or row.not_before != not_before:
@@ -701,7 +718,7 @@ class GradingLoop:
 
     def _deliver(self, row: Row) -> None:
         """Release a graded row's feedback, or hold it until the due date."""
-        due = self.due_date(row.assignment)
+        due = self.due_date(row.assignment, row.student)
         hold = (not self.policy.feedback_is_immediate(row.assignment) and due is not None
                 and row.submitted_at <= due and self.clock() < due)
         if hold:

@@ -349,7 +349,7 @@ class FeedbackPage(NbGraderPreprocessor):
     reads = {"resources.nbgrader", "cell.metadata.nbgrader: score and comment", "cell.outputs: inert",
              "cell.source: hidden tests removed"}
     writes = {"cell.metadata: page notes", "resources.feedback_summary", "resources.inlining: css",
-              "resources.language"}
+              "resources.language", "resources.deadline_note"}
 
     locals().update(traits_of("FeedbackPage"))  # feedback_language (grader.settings)
 
@@ -360,6 +360,25 @@ class FeedbackPage(NbGraderPreprocessor):
         if coursedir is None or not student:
             return self.feedback_language
         return student_language(Path(coursedir.root) / STATE_DIR_NAME, student, self.feedback_language)
+
+    def deadline_note(self, resources, language: str) -> str:
+        """The student's own due date and late days left (grader.policy), as escaped HTML; "" outside
+        a course's nbgrader run."""
+        from grader.course import Course
+        from grader.policy.course_policy import PolicyBook
+        from grader.policy.declaration import PolicyFileError
+        from grader.policy.page_note import deadline_note_html
+        from grader.policy.standing import standing
+
+        coursedir, info = converter_coursedir(self), resources.get("nbgrader") or {}
+        if coursedir is None or not (info.get("student") and info.get("assignment")):
+            return ""
+        try:
+            book = PolicyBook.of(Course(Path(coursedir.root)), config=self.config, student=info["student"])
+        except PolicyFileError as exc:  # the page without the note rather than no page
+            self.log.error("no deadline note on the feedback page: the course policy cannot be used: %s", exc)
+            return ""
+        return deadline_note_html(standing(book, info["student"], info["assignment"]), language)
 
     def preprocess(self, nb, resources):
         language = resources[PAGE_LANGUAGE_KEY] = self.page_language(resources)
@@ -384,4 +403,5 @@ class FeedbackPage(NbGraderPreprocessor):
             nb.cells.insert(0, summary)
         resources.setdefault("inlining", {}).setdefault("css", []).append(PAGE_CSS)
         resources["feedback_summary"] = summaries
+        resources["deadline_note"] = self.deadline_note(resources, language)
         return nb, resources
