@@ -22,6 +22,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import nbformat
@@ -282,11 +283,17 @@ def _grade_ids(notebook) -> set[str]:
     return {cell.metadata.get("nbgrader", {}).get("grade_id") for cell in notebook.cells} - {None}
 
 
+@lru_cache(maxsize=64)
+def _released_grade_ids(path: str, mtime: float) -> frozenset[str]:
+    """The grade ids of the released notebook at ``path`` (read again when its ``mtime`` changes)."""
+    return frozenset(_grade_ids(nbformat.read(path, 4)))
+
+
 def _other_assignment(course: Course, assignment: str, notebook) -> str | None:
     """The other assignment whose cells ``notebook`` mostly holds (shared ids such as ``setup``
     aside), or None when it holds more of ``assignment``'s cells than of any other's."""
     ids = _grade_ids(notebook)
-    shared = {a: len(ids & _grade_ids(nbformat.read(course.release_notebook(a), 4)))
+    shared = {a: len(ids & _released_grade_ids(str(course.release_notebook(a)), course.release_notebook(a).stat().st_mtime))
               for a in ASSIGNMENTS if course.release_notebook(a).exists()}
     best = max(shared, key=shared.get, default=assignment)
     return best if best != assignment and shared[best] > shared.get(assignment, 0) else None
