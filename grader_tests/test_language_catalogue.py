@@ -40,6 +40,18 @@ def page_messages() -> set[str]:
         | set(page_note.MESSAGES)
 
 
+def status_page_messages() -> set[str]:
+    """Every message of the status and refusal pages: their own words, the service's messages and
+    each refusal code's sentence for students."""
+    from grader.grading import status_page
+    from grader.grading.admission import CODES
+    from grader.service.status_messages import MESSAGES
+
+    return {status_page.HANDED_IN_LINE, status_page.WHY, status_page.WHAT_TO_DO_HEADING, status_page.IN_ENGLISH,
+            status_page.NOT_GRADED, status_page.NOT_GRADED_LEAD, status_page.WHAT_TO_DO, *MESSAGES,
+            *(code.student_summary for code in CODES.values())}
+
+
 def misconception_messages() -> set[str]:
     return {text for known in KNOWN_WRONG_ANSWERS.values() for m in known for text in (m.name, m.explanation)}
 
@@ -54,6 +66,11 @@ def untranslated(messages: set[str], language: str) -> list[str]:
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_every_message_of_the_feedback_page_is_translated(language):
     assert untranslated(page_messages(), language) == []
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_every_message_of_the_status_and_refusal_pages_is_translated(language):
+    assert untranslated(status_page_messages(), language) == []
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
@@ -82,7 +99,8 @@ def test_a_translation_adds_no_number(language):
 
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_the_catalogue_holds_no_message_the_course_no_longer_says(language):
-    stale = {m.id for m in _catalogue(language) if m.id} - page_messages() - misconception_messages()
+    stale = {m.id for m in _catalogue(language) if m.id} - page_messages() - misconception_messages() \
+        - status_page_messages()
     assert stale == set()
 
 

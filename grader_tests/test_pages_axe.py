@@ -15,7 +15,9 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from grader.course import REPO_ROOT
+from grader.grading.status_page import ungradable_page
 from grader.service.pages import status_page_of
+from grader.service.status_messages import HOURLY_LIMIT, OWN_WORK_TODO
 
 pytestmark = pytest.mark.slow
 
@@ -28,6 +30,15 @@ SERVICE_STATUS_PAGES = {
     "waiting": status_page_of("ada", ASSIGNMENT, HANDED_IN, "waiting to be graded",
                               "this course grades at most 3 submissions of an assignment per student per hour.",
                               "nothing; fetch feedback again after that time.", waiting=True),
+    "refused, in Chinese": status_page_of("ada", ASSIGNMENT, HANDED_IN, "refused",
+                                          "deep/link.txt is a symbolic link; hand in only ordinary files",
+                                          OWN_WORK_TODO, language="zh", code="special-file"),
+    "waiting, in Chinese": status_page_of("ada", ASSIGNMENT, HANDED_IN, "waiting to be graded", HOURLY_LIMIT,
+                                          "nothing; fetch feedback again after the due date.", waiting=True,
+                                          language="zh", values={"limit": 3, "at": "2026-03-01 11:00 UTC"}),
+    "ungradable, in Chinese": ungradable_page(ASSIGNMENT, "softmax.ipynb is not a readable notebook: the file "
+                                              "is empty; resubmit the file saved by Jupyter.", student="ada",
+                                              handed_in=HANDED_IN, language="zh", code="notebook-unreadable"),
 }
 # The similarity view: the "Possibly written together" section with its first pair's side by side open.
 OPEN_FIRST_PAIR = "document.querySelector('table[data-table=\"similar_pairs\"] a').click()"

@@ -88,7 +88,7 @@ def grade_one(course_root: str, assignment: str, student: str, limits: Limits | 
             refusal = refused("grading-failed", f"{type(exc).__name__}: {exc}")
     if refusal is not None:
         record_ungradable(course, assignment, student, refusal)
-        write_ungradable_page(course, student, assignment, refusal.student_text)
+        write_ungradable_page(course, student, assignment, refusal.student_text, refusal.code)
     seconds = time.perf_counter() - started
     reason = None if refusal is None else refusal.student_text
     outcome = GradingOutcome(student, assignment, refusal is None, reason, seconds, settle(times, seconds),

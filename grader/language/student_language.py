@@ -65,3 +65,15 @@ def read_student_languages(state_dir: Path) -> dict[str, str]:
 def student_language(state_dir: Path, student: str, default: str) -> str:
     """The language ``student`` reads: the roster's, else ``default``."""
     return read_student_languages(state_dir).get(student, default)
+
+
+def reading_language(course, student: str | None) -> str:
+    """The language ``student`` reads the course's pages in: the roster's, else the course's
+    ``c.FeedbackPage.feedback_language`` (``course``: a ``grader.course.Course``)."""
+    from grader.course import load_config
+    from grader.settings import setting
+
+    default = load_config(course).FeedbackPage.get("feedback_language",
+                                                   setting("FeedbackPage", "feedback_language").default)
+    default = default if default in LANGUAGES else setting("FeedbackPage", "feedback_language").default
+    return default if student is None else student_language(course.state_dir, student, default)

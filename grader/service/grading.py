@@ -27,6 +27,7 @@ from grader.grading.status_page import ungradable_page
 from grader.grading.ungradable_record import record_ungradable
 from grader.grading.verdict_records import first_problem as verdict_first_problem
 from grader.grading.verdict_records import verdict_records
+from grader.language.student_language import reading_language
 from grader.sandbox.execute import warm_sandboxed_kernel
 from grader.service import pages
 
@@ -97,7 +98,8 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
     score, max_score = _score(course, assignment, student)
     if refusal is not None:
         pages.place(course, student, assignment, archive_dir / HANDIN, ungradable_page(
-            assignment, refusal.student_text, student=student, handed_in=read_timestamp(archive_dir / HANDIN) or ""))
+            assignment, refusal.student_text, student=student, handed_in=read_timestamp(archive_dir / HANDIN) or "",
+            language=reading_language(course, student), code=refusal.code))
         problem = refusal.student_text
     else:
         problem = first_problem_of_notebook(course, assignment, student)

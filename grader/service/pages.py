@@ -15,7 +15,8 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.grading.readable_text import is_page_name
-from grader.grading.status_page import status_page
+from grader.grading.status_page import refusal_detail, status_page
+from grader.language.catalogue import SOURCE_LANGUAGE, translate
 from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, AnswerKey
 
 
@@ -25,9 +26,21 @@ def utc(epoch_seconds: float) -> str:
 
 
 def status_page_of(student: str, assignment: str, timestamp: str, headline: str, detail: str, todo: str,
-           waiting: bool = False) -> str:
-    """The HTML of a status page for one hand-in (``grader.grading.status_page``; every value escaped)."""
-    return status_page(assignment, headline, detail, todo, student=student, handed_in=timestamp, waiting=waiting)
+                   waiting: bool = False, language: str = SOURCE_LANGUAGE, values: dict | None = None,
+                   code: str | None = None) -> str:
+    """The HTML of a status page for one hand-in in ``language`` (``grader.grading.status_page``;
+    every value escaped).
+
+    ``detail`` is a message of the language catalogue whose ``{name}`` parts ``values`` fill; with
+    ``code`` (``grader.grading.admission.CODES``) it is instead a refusal's recorded reason, shown
+    under its code's sentence in ``language``.
+    """
+    if code is not None:
+        shown, recorded = refusal_detail(code, detail, language)
+    else:
+        shown, recorded = translate(detail, language, **(values or {})), ""
+    return status_page(assignment, headline, shown, todo, student=student, handed_in=timestamp, waiting=waiting,
+                       language=language, recorded_reason=recorded)
 
 
 def place(course: Course, student: str, assignment: str, archive: Path, page: str,

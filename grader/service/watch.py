@@ -42,6 +42,8 @@ from nbgrader.exchange import ExchangeError
 from grader.course import Course, enable_concurrent_writers
 from grader.grading.admission import Refusal, assignment_refusal, limits_from, refused
 from grader.grading.nbgrader_compat import reuse_gradebook_connections
+from grader.language.catalogue import translate
+from grader.language.student_language import reading_language
 from grader.policy.course_policy import PolicyBook
 from grader.policy.declaration import PolicyFileError
 from grader.policy.resolution import ResolvedPolicy
@@ -64,6 +66,19 @@ from grader.service.inbound import (
 )
 from grader.service.journal import GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal, Row
 from grader.service.notice import SETTLING_SECONDS, Wakeup
+from grader.service.status_messages import (
+    GRADING_STOPPED,
+    GRADING_TIME_USED,
+    HELD_UNTIL_DUE,
+    HOURLY_LIMIT,
+    NOT_COUNTED,
+    OWN_WORK_TODO,
+    REFUSED_TODO,
+    SERVICE_FAULT,
+    SUPERSEDED,
+    UNNAMED_TIME,
+    YOUR_HANDIN,
+)
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
 from grader.service_policy import GradingService, load_service_policy
 from grader.state_folders import HANDIN_ARCHIVE, REFUSAL_STAGING, SERVICE_JOURNAL, SERVICE_LOCK
@@ -73,9 +88,6 @@ HOUR = 3600.0
 SETTLING_WINDOW = 10.0  # seconds after its last change an incomplete hand-in folder is looked at often
 GRADING_TIME_RECHECK = 60.0  # seconds between looks at a hand-in waiting for its student's grading time
 REFUSED_LABEL = "refused"  # the feedback folder of a refused folder that names no assignment of the course
-REFUSED_TODO = ("hand in again with the Submit button of the Assignment List (nbgrader submit), from your "
-                "own account, holding only the files of your assignment folder; never make or change a "
-                "hand-in folder by hand.")
 
 
 class PrivacyError(RuntimeError):
@@ -343,7 +355,7 @@ class GradingLoop:
                 self._flood_counts[folder.owner] = self._flood_counts.get(folder.owner, 0) + 1
                 return
             if key is not None:
-                self._send_refusal_page(folder, key, refusal.student_text, todo)
+                self._send_refusal_page(folder, key, refusal, todo)
             if self.journal.refuse_folder(folder.name, folder.owner, refusal,
                                           None if key is None else key.secret_digest):
                 told = f"a page told {folder.owner}" if key is not None else "no page can reach its author"
@@ -364,14 +376,15 @@ class GradingLoop:
             return None
         return key
 
-    def _send_refusal_page(self, folder, key: AnswerKey, reason: str, todo: str) -> None:
+    def _send_refusal_page(self, folder, key: AnswerKey, refusal: Refusal, todo: str) -> None:
         """Release a page saying why ``folder`` was refused, found by its author's own copy of the
         hand-in; staged outside the course's ``feedback/``, which holds students' real feedback."""
         staging = self.course.state_dir / REFUSAL_STAGING
         claimed = folder.assignment if folder.assignment and self.course.has_assignment(folder.assignment) else None
-        page = pages.status_page_of(folder.owner, folder.assignment or "your hand-in",
-                                    folder.timestamp or "at a time its name does not say", "refused", reason,
-                                    todo)
+        language = reading_language(self.course, folder.owner)
+        page = pages.status_page_of(folder.owner, folder.assignment or translate(YOUR_HANDIN, language),
+                                    folder.timestamp or translate(UNNAMED_TIME, language), "refused",
+                                    refusal.student_text, todo, language=language, code=refusal.code)
         pages.place_for_author(staging, folder.owner, claimed or REFUSED_LABEL, key, page,
                                nbgrader_timestamp(time.time()))
         try:
@@ -457,8 +470,8 @@ class GradingLoop:
         ``feedback/`` (the named student's real feedback) is never touched by it."""
         staging = self.course.state_dir / REFUSAL_STAGING
         page = pages.status_page_of(row.student, row.assignment, pages.utc(row.submitted_at), "refused", row.refusal,
-                            "hand in your own work from your own account with Submit "
-                            "(nbgrader submit), holding only the files of your assignment folder.")
+                                    OWN_WORK_TODO, language=reading_language(self.course, row.student),
+                                    code=row.code or "names-another-student")
         pages.place(self.course, row.student, row.assignment, self.archive_of(row) / HANDIN, page,
                     root=staging)
         try:
@@ -564,9 +577,8 @@ class GradingLoop:
                     self.journal.update(row.id, state=RECEIVED, started_at=None)
                 return
             try:
-                self._answer_without_grading(row, "ungradable", (
-                    f"the service could not handle this hand-in ({type(exc).__name__}); the instructor "
-                    "has been told."), "ask the instructor; handing in again may not help.", code="service-fault")
+                self._answer_without_grading(row, "ungradable", SERVICE_FAULT, "ask the instructor; handing in "
+                                             "again may not help.", code="service-fault", error=type(exc).__name__)
             except Exception:
                 log.exception("%s %s: could not record the hand-in as ungradable", row.student, row.assignment)
                 self.journal.update(row.id, state=RELEASED, outcome="ungradable", code="service-fault",
@@ -579,10 +591,9 @@ class GradingLoop:
         keep = self.policy.max_waiting
         for row in rows[:-keep]:
             latest = rows[-1]
-            self._answer_without_grading(row, "superseded", (
-                f"you handed in {len(rows)} times before the earlier ones could be graded; this one "
-                f"was not graded because newer ones are waiting (the latest from {pages.utc(latest.submitted_at)})."),
-                "wait for the feedback of your latest submission before handing in again.")
+            self._answer_without_grading(row, "superseded", SUPERSEDED,
+                                         "wait for the feedback of your latest submission before handing in again.",
+                                         count=len(rows), latest=pages.utc(latest.submitted_at))
         return rows[-keep:]
 
     def _decide(self, row: Row) -> None:
@@ -595,10 +606,9 @@ class GradingLoop:
             on_time = [r for r in self.journal.of(row.student, row.assignment)
                        if r.submitted_at <= due and r.outcome in ("graded", "ungradable")]
             if on_time:
-                self._answer_without_grading(row, "not counted", (
-                    f"handed in after the due date ({pages.utc(due)}); your submission from "
-                    f"{pages.utc(on_time[-1].submitted_at)} counts (the last one before the due date)."),
-                    "nothing: your on-time submission is the one that is graded.")
+                self._answer_without_grading(row, "not counted", NOT_COUNTED,
+                                             "nothing: your on-time submission is the one that is graded.",
+                                             due=pages.utc(due), on_time=pages.utc(on_time[-1].submitted_at))
                 return
         starts = self.journal.graded_since(row.student, row.assignment, now - HOUR)
         limit = self.hourly_limit(row.student, row.assignment)
@@ -607,12 +617,10 @@ class GradingLoop:
             if row.state != WAITING or row.not_before != not_before:
                 self.journal.update(row.id, state=WAITING, not_before=not_before)
                 self._place_and_release(row, pages.status_page_of(
-                    row.student, row.assignment, pages.utc(row.submitted_at), "waiting to be graded",
-                    f"this course grades at most {limit} submissions of an assignment per student "
-                    f"per hour; this one will be graded at {pages.utc(not_before)} and its "
-                    "feedback replaces this page then.",
+                    row.student, row.assignment, pages.utc(row.submitted_at), "waiting to be graded", HOURLY_LIMIT,
                     "nothing; fetch feedback again after that time. A newer submission is graded "
-                    "after this one.", waiting=True))
+                    "after this one.", waiting=True, language=reading_language(self.course, row.student),
+                    values={"limit": limit, "at": pages.utc(not_before)}))
                 log.info("%s %s: waiting until %s (hourly limit %d)", row.student, row.assignment,
                          pages.utc(not_before), limit)
             return
@@ -634,24 +642,24 @@ class GradingLoop:
             return False
         if row.state != WAITING:
             self._place_and_release(row, pages.status_page_of(
-                row.student, row.assignment, row.timestamp, "waiting to be graded",
-                f"grading your hand-ins took {used / 60:.0f} minutes in the last hour, the most this course "
-                f"gives one student in an hour ({budget / 60:g} minutes, over every assignment); this one "
-                "is graded as soon as the oldest of that time is more than an hour old, and its feedback "
-                "replaces this page then.",
+                row.student, row.assignment, row.timestamp, "waiting to be graded", GRADING_TIME_USED,
                 "nothing; fetch feedback again later. Notebooks that wait or loop for long use up this time.",
-                waiting=True))
+                waiting=True, language=reading_language(self.course, row.student),
+                values={"used": f"{used / 60:.0f}", "budget": f"{budget / 60:g}"}))
             log.info("%s %s: waiting (grading took %.0f s of the last hour, budget %g s)", row.student,
                      row.assignment, used, budget)
         self.journal.update(row.id, state=WAITING, not_before=now + GRADING_TIME_RECHECK)
         return True
 
     def _answer_without_grading(self, row: Row, outcome: str, detail: str, todo: str,
-                                code: str | None = None) -> None:
-        """Release a page saying ``outcome`` without grading (``code``: the refusal code of an
-        ungradable one) and record it."""
+                                code: str | None = None, **values) -> None:
+        """Release a page saying ``outcome`` without grading, in the student's language, and record
+        it (in the journal in English). ``detail``: a catalogue message whose ``{name}`` parts
+        ``values`` fill; ``code``: the refusal code of an ungradable one."""
         self._place_and_release(row, pages.status_page_of(row.student, row.assignment, pages.utc(row.submitted_at),
-                                                  outcome, detail, todo))
+                                                          outcome, detail, todo, values=values,
+                                                          language=reading_language(self.course, row.student)))
+        detail = detail.format(**values) if values else detail
         self.journal.update(row.id, state=RELEASED, outcome=outcome, problem=detail,
                             finished_at=self.clock(), code=code)
         self._moments.pop(row.id, None)
@@ -678,10 +686,9 @@ class GradingLoop:
                 log.error("%s %s: grading crashed (%s); trying again", row.student, row.assignment, exc)
                 self.journal.update(row.id, state=RECEIVED, started_at=None)
                 return
-            self._answer_without_grading(row, "ungradable", (
-                f"grading stopped {row.gradings} times without a result ({type(exc).__name__}); "
-                "the instructor has been told."), "ask the instructor; handing in again will not help.",
-                code="service-fault")
+            self._answer_without_grading(row, "ungradable", GRADING_STOPPED,
+                                         "ask the instructor; handing in again will not help.", code="service-fault",
+                                         times=row.gradings, error=type(exc).__name__)
             return
         self.journal.update(row.id, state=GRADED, finished_at=self.clock(), score=result["score"],
                             max_score=result["max_score"], problem=result["problem"], code=result.get("code"),
@@ -723,9 +730,9 @@ class GradingLoop:
                 and row.submitted_at <= due and self.clock() < due)
         if hold:
             self._place_and_release(row, pages.status_page_of(
-                row.student, row.assignment, pages.utc(row.submitted_at), "received and graded",
-                f"feedback for this assignment is released after its due date, {pages.utc(due)}.",
-                "nothing; fetch feedback again after the due date.", waiting=True), archive=False)
+                row.student, row.assignment, pages.utc(row.submitted_at), "received and graded", HELD_UNTIL_DUE,
+                "nothing; fetch feedback again after the due date.", waiting=True, values={"due": pages.utc(due)},
+                language=reading_language(self.course, row.student)), archive=False)
             self.journal.update(row.id, state=HELD)
             return
         self._release(row, self.archive_of(row) / FEEDBACK)
