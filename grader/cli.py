@@ -15,6 +15,8 @@
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
     grader watch [--once]                    the grading service: collect, grade, release feedback
     grader hub up | down | release           a complete local course hub (JupyterHub, accounts, grader watch)
+    grader lti register | jwks | config | link | status | resend
+                                             the course as an LTI 1.3 tool: scores passed back to the LMS
 """
 from __future__ import annotations
 
@@ -343,6 +345,9 @@ def build_parser() -> argparse.ArgumentParser:
     from grader.hub.command import add_hub_parser
 
     add_hub_parser(sub)
+    from grader.lti.command import add_lti_parser
+
+    add_lti_parser(sub)
     return parser
 
 
