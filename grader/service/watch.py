@@ -219,6 +219,7 @@ class GradingLoop:
                     break
             while self._inflight:  # let running gradings finish and release them
                 self._wait(1.0)
+            self.post_scores()  # the scores of the last gradings, before the service stops
         finally:
             self.wakeup.close()
             self._pool.shutdown(wait=True, cancel_futures=True)
