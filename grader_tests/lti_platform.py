@@ -3,7 +3,10 @@
 It runs a real HTTP server on 127.0.0.1 (a thread of the test process) and serves:
 
 - ``/.well-known/jwks.json``: its own public RSA key (it signs its access tokens with it);
-- ``/auth``: the OIDC authorization endpoint's address (launches are not served yet: 501);
+- ``/auth``: the OIDC authorization endpoint of LTI 1.3 launches (implicit flow, ``form_post``): it
+  checks the request (``openid`` scope, ``id_token`` response type, a registered client id and
+  redirect URI, a nonce, a login hint naming a member of the course) and answers with the page a
+  browser submits to the tool: a signed ``id_token`` (a resource link launch) and the tool's state;
 - ``/token``: OAuth 2 client credentials (IMS Security Framework 1.0 §4.1). It accepts only a JWT
   client assertion (RFC 7523) signed by the key the tool registered, with ``iss`` and ``sub`` equal to
   the client id, ``aud`` its token URL, an ``exp`` in the future and a ``jti`` never seen before, and
@@ -18,6 +21,7 @@ scope) before anything else is read. Answers are JSON ``{"error": ..., "error_de
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 import secrets
@@ -26,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jwt
 from cryptography.hazmat.primitives import serialization
@@ -44,6 +48,9 @@ ACTIVITY = {"Initialized", "Started", "InProgress", "Submitted", "Completed"}
 GRADING = {"FullyGraded", "Pending", "PendingManual", "Failed", "NotReady"}
 TOKEN_SECONDS = 3600
 CONTEXT = "course-1"
+LTI = "https://purl.imsglobal.org/spec/lti/claim/"
+LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+ID_TOKEN_SECONDS = 300
 
 
 class Refusal(Exception):
@@ -57,6 +64,7 @@ class ToolRegistration:
     client_id: str
     deployment_id: str
     jwks: dict
+    redirect_uris: list[str] = field(default_factory=list)
     scopes: set[str] = field(default_factory=lambda: {LINEITEM_SCOPE, SCORE_SCOPE, RESULT_SCOPE,
                                                       LINEITEM_READ_SCOPE})
 
@@ -108,8 +116,8 @@ class LtiPlatform:
 
     # ---- what the platform's administrator does ----------------------------------------------------
     def register_tool(self, jwks: dict, client_id: str = "grader-tool", deployment_id: str = "deployment-1",
-                      scopes: set[str] | None = None) -> ToolRegistration:
-        tool = ToolRegistration(client_id, deployment_id, jwks)
+                      scopes: set[str] | None = None, redirect_uris: list[str] = ()) -> ToolRegistration:
+        tool = ToolRegistration(client_id, deployment_id, jwks, list(redirect_uris))
         if scopes is not None:
             tool.scopes = set(scopes)
         self.tools[client_id] = tool
@@ -117,6 +125,43 @@ class LtiPlatform:
 
     def enrol(self, user: str) -> None:
         self.members.add(user)
+
+    def launch_address(self, tool_login_url: str, user: str, target_link_uri: str,
+                       client_id: str = "grader-tool", resource_link: str = "assignment-link-1") -> str:
+        """Where the LMS sends a user who opens the tool: its login initiation URL (LTI 1.3 §4.1)."""
+        tool = self.tools[client_id]
+        return tool_login_url + "?" + urlencode({
+            "iss": self.issuer, "login_hint": user, "target_link_uri": target_link_uri,
+            "lti_message_hint": resource_link, "client_id": client_id, "lti_deployment_id": tool.deployment_id})
+
+    def authorize(self, query: dict[str, str]) -> tuple[str, dict[str, str]]:
+        """An authentication request of a launch -> (the tool's redirect URI, the form to post there)."""
+        tool = self.tools.get(query.get("client_id", ""))
+        if tool is None:
+            raise Refusal(400, "unauthorized_client", "no tool is registered with this client_id")
+        if query.get("redirect_uri") not in tool.redirect_uris:
+            raise Refusal(400, "invalid_request", "redirect_uri is not one the tool registered")
+        expected = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post", "prompt": "none"}
+        for name, value in expected.items():
+            if query.get(name) != value:
+                raise Refusal(400, "invalid_request", f"{name} must be {value}")
+        if not query.get("nonce") or not query.get("state"):
+            raise Refusal(400, "invalid_request", "nonce and state are required")
+        user = query.get("login_hint", "")
+        if user not in self.members:
+            raise Refusal(403, "login_required", "the login hint names no member of the course")
+        now = int(time.time())
+        claims = {"iss": self.issuer, "aud": tool.client_id, "sub": user, "iat": now, "exp": now + ID_TOKEN_SECONDS,
+                  "nonce": query["nonce"], "name": f"Student {user}",
+                  LTI + "message_type": "LtiResourceLinkRequest", LTI + "version": "1.3.0",
+                  LTI + "deployment_id": tool.deployment_id, LTI + "target_link_uri": query.get("target_link_uri", ""),
+                  LTI + "resource_link": {"id": query.get("lti_message_hint") or "assignment-link-1"},
+                  LTI + "roles": [LEARNER],
+                  LTI + "context": {"id": CONTEXT, "label": "SAL", "title": "Scaled Attention Lab"},
+                  "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
+                      "scope": sorted(tool.scopes & {LINEITEM_SCOPE, SCORE_SCOPE}), "lineitems": self.lineitems_url}}
+        token = jwt.encode(claims, self._key, algorithm="RS256", headers={"kid": self.kid})
+        return query["redirect_uri"], {"id_token": token, "state": query["state"]}
 
     def public_jwks(self) -> dict:
         jwk = RSAAlgorithm.to_jwk(self._key.public_key(), as_dict=True)
@@ -268,7 +313,21 @@ def _handler(platform: LtiPlatform):
             if method == "GET" and path == "/.well-known/jwks.json":
                 return self._answer(200, platform.public_jwks())
             if path == "/auth":
-                raise Refusal(501, "unsupported", "launches are not served by this platform")
+                fields = {k: v[0] for k, v in query.items()}
+                if method == "POST":
+                    fields.update({k: v[0] for k, v in parse_qs(self._body().decode()).items()})
+                target, form = platform.authorize(fields)
+                inputs = "".join(f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+                                 for k, v in form.items())
+                page = (f'<!doctype html><form id="launch" method="post" action="{html.escape(target)}">{inputs}'
+                        '</form><script>document.getElementById("launch").submit()</script>')
+                body = page.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return None
             if method == "POST" and path == "/token":
                 if self.headers.get("Content-Type", "").split(";")[0] != "application/x-www-form-urlencoded":
                     raise Refusal(400, "invalid_request", "the token request must be form-encoded")

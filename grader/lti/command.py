@@ -59,19 +59,18 @@ def cmd_jwks(args) -> int:
 
 
 def tool_configuration(base_url: str, jwks: dict) -> dict:
-    """What an LMS administrator enters to register the tool served at ``base_url``."""
+    """What an LMS administrator enters to register the tool: launches go to the course hub at
+    ``base_url`` (:mod:`grader.hub.lti_login`), scores come from the tool's key."""
     base = base_url.rstrip("/")
     return {
         "title": "Scaled Attention Lab",
-        "target_link_uri": f"{base}/hub/lti13/oauth_callback",
+        "target_link_uri": f"{base}/hub",
         "oidc_initiation_url": f"{base}/hub/lti13/oauth_login",
         "redirect_uris": [f"{base}/hub/lti13/oauth_callback"],
         "public_jwk_set": jwks,
         "scopes": [LINEITEM_SCOPE, SCORE_SCOPE],
         "claims": ["sub", "iss", "name", "given_name", "family_name", "email"],
         "privacy_level": "public",
-        "notes": "Scores: the tool posts them with the scopes above. Launches: the hub does not serve "
-                 "the LTI login yet; students sign in to the hub with their hub account.",
     }
 
 
