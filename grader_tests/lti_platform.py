@@ -7,6 +7,10 @@ It runs a real HTTP server on 127.0.0.1 (a thread of the test process) and serve
   checks the request (``openid`` scope, ``id_token`` response type, a registered client id and
   redirect URI, a nonce, a login hint naming a member of the course) and answers with the page a
   browser submits to the tool: a signed ``id_token`` (a resource link launch) and the tool's state;
+- ``/deep_links``: the return URL of deep linking (LTI Deep Linking 2.0): it takes a response JWT
+  signed by the tool's registered key (issuer the client id, audience the platform, a nonce, the
+  deployment, the ``data`` it sent) and makes a resource link and the line item of each
+  ``ltiResourceLink`` content item;
 - ``/token``: OAuth 2 client credentials (IMS Security Framework 1.0 §4.1). It accepts only a JWT
   client assertion (RFC 7523) signed by the key the tool registered, with ``iss`` and ``sub`` equal to
   the client id, ``aud`` its token URL, an ``exp`` in the future and a ``jti`` never seen before, and
@@ -50,6 +54,8 @@ TOKEN_SECONDS = 3600
 CONTEXT = "course-1"
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
+DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
 ID_TOKEN_SECONDS = 300
 
 
@@ -67,6 +73,14 @@ class ToolRegistration:
     redirect_uris: list[str] = field(default_factory=list)
     scopes: set[str] = field(default_factory=lambda: {LINEITEM_SCOPE, SCORE_SCOPE, RESULT_SCOPE,
                                                       LINEITEM_READ_SCOPE})
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What a login initiation the platform sent is for (its lti_message_hint names it)."""
+
+    target_link_uri: str
+    deep_linking: bool
 
 
 @dataclass
@@ -93,6 +107,10 @@ class LtiPlatform:
         self.members: set[str] = set()
         self.line_items: list[LineItem] = []
         self.seen_jti: set[str] = set()
+        self.instructors: set[str] = set()
+        self.launches: dict[str, Launch] = {}  # lti_message_hint -> the launch it started
+        self.deep_link_data: set[str] = set()  # the data of every deep linking request sent
+        self.resource_links: list[dict] = []  # made by deep linking: title, url, line item id
         self.refused: list[tuple[str, int, str]] = []  # (path, status, error) of every refused request
         self.lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -126,13 +144,20 @@ class LtiPlatform:
     def enrol(self, user: str) -> None:
         self.members.add(user)
 
+    def enrol_instructor(self, user: str) -> None:
+        self.members.add(user)
+        self.instructors.add(user)
+
     def launch_address(self, tool_login_url: str, user: str, target_link_uri: str,
-                       client_id: str = "grader-tool", resource_link: str = "assignment-link-1") -> str:
-        """Where the LMS sends a user who opens the tool: its login initiation URL (LTI 1.3 §4.1)."""
+                       client_id: str = "grader-tool", deep_linking: bool = False) -> str:
+        """Where the LMS sends a user who opens the tool (or, with ``deep_linking``, an instructor who
+        adds it to the course): the tool's login initiation URL (LTI 1.3 §4.1)."""
         tool = self.tools[client_id]
+        hint = secrets.token_urlsafe(12)  # the platform's own note of what this launch is
+        self.launches[hint] = Launch(target_link_uri, deep_linking)
         return tool_login_url + "?" + urlencode({
-            "iss": self.issuer, "login_hint": user, "target_link_uri": target_link_uri,
-            "lti_message_hint": resource_link, "client_id": client_id, "lti_deployment_id": tool.deployment_id})
+            "iss": self.issuer, "login_hint": user, "target_link_uri": target_link_uri, "lti_message_hint": hint,
+            "client_id": client_id, "lti_deployment_id": tool.deployment_id})
 
     def authorize(self, query: dict[str, str]) -> tuple[str, dict[str, str]]:
         """An authentication request of a launch -> (the tool's redirect URI, the form to post there)."""
@@ -147,21 +172,73 @@ class LtiPlatform:
                 raise Refusal(400, "invalid_request", f"{name} must be {value}")
         if not query.get("nonce") or not query.get("state"):
             raise Refusal(400, "invalid_request", "nonce and state are required")
+        launch = self.launches.get(query.get("lti_message_hint", ""))
+        if launch is None:
+            raise Refusal(400, "invalid_request", "lti_message_hint names no launch of this platform")
         user = query.get("login_hint", "")
         if user not in self.members:
             raise Refusal(403, "login_required", "the login hint names no member of the course")
         now = int(time.time())
-        claims = {"iss": self.issuer, "aud": tool.client_id, "sub": user, "iat": now, "exp": now + ID_TOKEN_SECONDS,
-                  "nonce": query["nonce"], "name": f"Student {user}",
-                  LTI + "message_type": "LtiResourceLinkRequest", LTI + "version": "1.3.0",
-                  LTI + "deployment_id": tool.deployment_id, LTI + "target_link_uri": query.get("target_link_uri", ""),
-                  LTI + "resource_link": {"id": query.get("lti_message_hint") or "assignment-link-1"},
-                  LTI + "roles": [LEARNER],
+        claims = {"iss": self.issuer, "aud": tool.client_id, "azp": tool.client_id, "sub": user, "iat": now,
+                  "exp": now + ID_TOKEN_SECONDS,
+                  "nonce": query["nonce"], "name": f"User {user}", LTI + "version": "1.3.0",
+                  LTI + "deployment_id": tool.deployment_id, LTI + "target_link_uri": launch.target_link_uri,
+                  LTI + "roles": [INSTRUCTOR if user in self.instructors else LEARNER],
                   LTI + "context": {"id": CONTEXT, "label": "SAL", "title": "Scaled Attention Lab"},
+                  LTI + "tool_platform": {"guid": "local-platform", "name": "Local LTI platform",
+                                          "product_family_code": "grader-tests", "version": "1"},
+                  LTI + "launch_presentation": {"document_target": "window", "return_url": self.url + "/return"},
                   "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
                       "scope": sorted(tool.scopes & {LINEITEM_SCOPE, SCORE_SCOPE}), "lineitems": self.lineitems_url}}
+        if launch.deep_linking:
+            data = secrets.token_urlsafe(12)
+            self.deep_link_data.add(data)
+            claims[LTI + "message_type"] = "LtiDeepLinkingRequest"
+            claims[DL + "deep_linking_settings"] = {
+                "deep_link_return_url": self.url + "/deep_links", "accept_types": ["ltiResourceLink"],
+                "accept_presentation_document_targets": ["window", "iframe"], "accept_multiple": False,
+                "data": data}
+        else:
+            claims[LTI + "message_type"] = "LtiResourceLinkRequest"
+            claims[LTI + "resource_link"] = {"id": "assignment-link-1"}
         token = jwt.encode(claims, self._key, algorithm="RS256", headers={"kid": self.kid})
         return query["redirect_uri"], {"id_token": token, "state": query["state"]}
+
+    def take_deep_links(self, response: str) -> list[LineItem]:
+        """A deep linking response (a JWT the tool signed) -> the line items it made."""
+        try:
+            unverified = jwt.decode(response, options={"verify_signature": False})
+            header = jwt.get_unverified_header(response)
+        except jwt.PyJWTError as exc:
+            raise Refusal(400, "invalid_request", f"unreadable deep linking response: {exc}") from None
+        tool = self.tools.get(str(unverified.get("iss")))
+        keys = {k.get("kid"): k for k in tool.jwks.get("keys", [])} if tool else {}
+        if tool is None or header.get("kid") not in keys:
+            raise Refusal(401, "invalid_client", "the response is not signed by a registered tool's key")
+        try:
+            claims = jwt.decode(response, RSAAlgorithm.from_jwk(json.dumps(keys[header["kid"]])), algorithms=["RS256"],
+                                audience=self.issuer, issuer=tool.client_id,
+                                options={"require": ["iss", "aud", "exp", "iat", "nonce"]})
+        except jwt.PyJWTError as exc:
+            raise Refusal(401, "invalid_client", f"deep linking response refused: {exc}") from None
+        expected = {LTI + "message_type": "LtiDeepLinkingResponse", LTI + "version": "1.3.0",
+                    LTI + "deployment_id": tool.deployment_id}
+        for name, value in expected.items():
+            if claims.get(name) != value:
+                raise Refusal(400, "invalid_request", f"{name} must be {value}")
+        with self.lock:
+            if claims.get(DL + "data") not in self.deep_link_data:
+                raise Refusal(400, "invalid_request", "the response's data answers no deep linking request")
+            self.deep_link_data.discard(claims[DL + "data"])
+        made = []
+        for item in claims.get(DL + "content_items") or []:
+            if item.get("type") != "ltiResourceLink":
+                raise Refusal(400, "invalid_request", "only ltiResourceLink content items are accepted")
+            line_item = self.add_line_item(item["lineItem"]) if item.get("lineItem") else None
+            self.resource_links.append({"title": item.get("title"), "url": item.get("url"),
+                                        "line_item": line_item.id if line_item else None})
+            made += [line_item] if line_item else []
+        return made
 
     def public_jwks(self) -> dict:
         jwk = RSAAlgorithm.to_jwk(self._key.public_key(), as_dict=True)
@@ -328,6 +405,10 @@ def _handler(platform: LtiPlatform):
                 self.end_headers()
                 self.wfile.write(body)
                 return None
+            if method == "POST" and path == "/deep_links":
+                form = {k: v[0] for k, v in parse_qs(self._body().decode()).items()}
+                made = platform.take_deep_links(form.get("JWT", ""))
+                return self._answer(200, {"line_items": [item.document() for item in made]})
             if method == "POST" and path == "/token":
                 if self.headers.get("Content-Type", "").split(";")[0] != "application/x-www-form-urlencoded":
                     raise Refusal(400, "invalid_request", "the token request must be form-encoded")

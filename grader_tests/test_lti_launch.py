@@ -26,10 +26,17 @@ from pathlib import Path
 import pytest
 from hub_session import _wait_ready, hub_skip_reason
 from lti_platform import LtiPlatform
+from nbgrader.api import Gradebook
 
+from grader.course import Course
 from grader.hub.accounts import Accounts
 from grader.hub.layout import DEFAULT_CACHE, HubLayout
 from grader.hub.lifecycle import down
+from grader.lti.access_token import TokenClient
+from grader.lti.ags import find_or_create_line_item
+from grader.lti.registration import load_platform
+from grader.lti.tool_keys import tool_key
+from grader.settings import DB_URL
 from grader_tests.account_prefix import unused_account_prefix
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("lti_hub")]
@@ -61,8 +68,10 @@ class Browser:
         return self.open(action, fields)
 
 
-def grader(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "grader.cli", *args], capture_output=True, text=True, timeout=120)
+def grader(*args: str, gradebook_url: str = "") -> str:
+    env = {**os.environ, DB_URL.name: gradebook_url} if gradebook_url else None
+    done = subprocess.run([sys.executable, "-m", "grader.cli", *args], capture_output=True, text=True, timeout=120,
+                          env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
@@ -90,7 +99,8 @@ def lti_hub(tmp_path_factory):
             platform.register_tool(jwks, redirect_uris=[f"{running.url}/hub/lti13/oauth_callback"])
             grader("lti", "register", *course, "--issuer", platform.issuer, "--client-id", "grader-tool",
                    "--deployment-id", "deployment-1", "--auth-url", platform.auth_url, "--token-url",
-                   platform.token_url, "--jwks-url", platform.jwks_url, "--lineitems-url", platform.lineitems_url)
+                   platform.token_url, "--jwks-url", platform.jwks_url, "--lineitems-url", platform.lineitems_url,
+                   gradebook_url=layout.gradebook_url)  # the hub's gradebook, as its grading service has it
             yield running.url, platform, Accounts.load(layout.accounts_file), layout
     finally:
         command.send_signal(signal.SIGTERM)
@@ -165,3 +175,33 @@ def test_a_hub_account_still_signs_in_with_its_password(lti_hub):
                                 {"username": account.name, "password": account.password, "_xsrf": xsrf})
     status, url, _ = browser.open(f"{hub_url}/hub/home")
     assert status == 200 and url == f"{hub_url}/hub/home"
+
+
+def test_an_instructor_links_an_assignment_and_its_line_item_is_the_one_scores_go_to(lti_hub):
+    hub_url, platform, _, layout = lti_hub
+    platform.enrol_instructor("lms-teacher")
+    browser = Browser()
+    _, _, page = browser.open(platform.launch_address(f"{hub_url}/hub/lti13/oauth_login", "lms-teacher",
+                                                      f"{hub_url}/hub", deep_linking=True))
+    status, _, offers = browser.submit_auto_form(page)
+    assert status == 200 and "02_softmax" in offers, re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", offers))[-1500:]
+    status, _, answer = browser.submit_auto_form(offers)  # the first (only) assignment's form
+    assert status == 200, answer
+    course = Course(layout.course)
+    with Gradebook(layout.gradebook_url) as gb:
+        points = float(gb.find_assignment("02_softmax").max_score)
+    assert [(i.resource_id, i.score_maximum) for i in platform.line_items] == [("02_softmax", points)]
+    assert platform.resource_links[0]["url"] == f"{hub_url}/hub"
+    client = TokenClient(load_platform(course.state_dir), tool_key(course.state_dir))
+    assert find_or_create_line_item(client, platform.lineitems_url, "02_softmax", points) == platform.line_items[0].id
+    assert len(platform.line_items) == 1
+
+
+def test_a_student_cannot_link_assignments(lti_hub):
+    hub_url, platform, _, _ = lti_hub
+    platform.enrol("lms-student-2")
+    browser = Browser()
+    _, _, page = browser.open(platform.launch_address(f"{hub_url}/hub/lti13/oauth_login", "lms-student-2",
+                                                      f"{hub_url}/hub", deep_linking=True))
+    status, _, answer = browser.submit_auto_form(page)
+    assert status == 403 and "only the course's instructors" in html.unescape(answer), re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", answer))[-1500:]

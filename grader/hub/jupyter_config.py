@@ -18,7 +18,8 @@ from grader.hub.accounts import Accounts
 from grader.hub.layout import HubLayout
 from grader.service.exchange import student_config
 from grader.settings import DB_URL, EXCHANGE_ROOT
-from grader.state_folders import LTI_FOLDER, LTI_JOURNAL, LTI_PLATFORM, STATE_DIR_NAME
+from grader.state_folders import (LTI_DEEP_LINKING, LTI_FOLDER, LTI_JOURNAL, LTI_PLATFORM, LTI_TOOL_KEY,
+                                  STATE_DIR_NAME)
 
 #: nbgrader's server extensions and JupyterLab plugins only the instructor sees.
 INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list")
@@ -110,6 +111,8 @@ c.JupyterHub.authenticator_class = "lti_login.CourseAuthenticator"
 c.PAMAuthenticator.open_sessions = False
 c.CourseAuthenticator.platform_file = {str(lti_state / LTI_PLATFORM)!r}
 c.CourseAuthenticator.accounts_db = {str(lti_state / LTI_JOURNAL)!r}
+c.CourseAuthenticator.deep_linking_file = {str(lti_state / LTI_DEEP_LINKING)!r}
+c.CourseAuthenticator.tool_key_file = {str(lti_state / LTI_TOOL_KEY)!r}
 c.Authenticator.allowed_users = {set(students) | {accounts.instructor.name}!r}
 c.Authenticator.admin_users = {{{accounts.instructor.name!r}}}
 

@@ -17,21 +17,40 @@ A launch is the OIDC third-party-initiated login of LTI 1.3: the LMS calls ``/hu
 JWKS), issuer, audience, expiry, nonce and the LTI claims; this module adds the deployment id and
 maps the token's ``sub`` to the hub account linked to it. A launch for an LMS user linked to no
 account is refused (403) naming what the instructor runs.
+
+A deep linking request (an instructor adding the tool to the LMS course) signs nobody in: the hub
+answers with a page offering each assignment of ``deep_linking_file`` (``grader lti register`` writes
+it); each offer is a form that posts a deep linking response, signed with the tool's key
+(``tool_key_file``), back to the LMS: one ``ltiResourceLink`` with a ``lineItem`` whose
+``resourceId`` is the assignment's name, the line item the score passback then posts to.
 """
 from __future__ import annotations
 
+import html
 import json
+import secrets
 import sqlite3
+import time
 from pathlib import Path
+
+import jwt
 
 from jupyterhub.auth import PAMAuthenticator
 from jupyterhub.utils import url_path_join
 from ltiauthenticator.lti13.auth import LTI13Authenticator
+from ltiauthenticator.lti13.error import InvalidAudienceError, LoginError, ValidationError
 from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
 from tornado.web import HTTPError
 from traitlets import List, Unicode
 
-DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+LTI = "https://purl.imsglobal.org/spec/lti/claim/"
+DEEP_LINKING = "https://purl.imsglobal.org/spec/lti-dl/claim/"
+DEPLOYMENT_CLAIM = LTI + "deployment_id"
+#: Roles that may link assignments (LIS vocabulary: context, institution and system roles).
+TEACHING_ROLES = ("membership#Instructor", "membership#ContentDeveloper", "membership#Administrator",
+                  "institution/person#Administrator", "system/person#Administrator")
+#: Seconds a deep linking response is valid.
+RESPONSE_SECONDS = 600
 
 
 class CourseLoginInit(LTI13LoginInitHandler):
@@ -53,7 +72,27 @@ class CourseLoginInit(LTI13LoginInitHandler):
 
 
 class CourseLaunch(LTI13CallbackHandler):
-    """The LMS's signed launch (id_token), checked by ltiauthenticator, then by the course."""
+    """The LMS's signed launch (id_token), checked by ltiauthenticator, then by the course: a resource
+    link signs the linked account in; a deep linking request gets the page of assignments."""
+
+    async def post(self):
+        try:
+            id_token = self.decode_and_validate_launch_request()
+        except InvalidAudienceError as exc:
+            raise HTTPError(401, str(exc)) from None
+        except ValidationError as exc:
+            raise HTTPError(400, str(exc)) from None
+        if id_token.get(LTI + "message_type") == "LtiDeepLinkingRequest":
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(self.authenticator.deep_linking_page(id_token))
+            return
+        try:
+            user = await self.login_user(id_token)
+        except LoginError as exc:
+            raise HTTPError(400, str(exc)) from None
+        if user is None:
+            raise HTTPError(403, "no hub account for this launch")
+        await self.redirect_to_next_url(user)
 
 
 class CourseAuthenticator(PAMAuthenticator):
@@ -61,6 +100,8 @@ class CourseAuthenticator(PAMAuthenticator):
 
     platform_file = Unicode("", config=True, help="The course's LMS registration (JSON).")
     accounts_db = Unicode("", config=True, help="The passback journal whose accounts table links LMS users.")
+    deep_linking_file = Unicode("", config=True, help="The assignments offered to deep linking and the key id.")
+    tool_key_file = Unicode("", config=True, help="The tool's private key (PEM), which signs deep linking responses.")
     jwks_algorithms = List(["RS256"], config=True, help="Signature algorithms accepted in id_tokens.")
     uri_scheme = Unicode("auto", config=True, help="auto, http or https: the scheme of the LTI addresses.")
     get_uri_scheme = LTI13Authenticator.get_uri_scheme
@@ -89,14 +130,53 @@ class CourseAuthenticator(PAMAuthenticator):
     async def authenticate(self, handler, data):
         if not isinstance(handler, CourseLaunch):
             return await super().authenticate(handler, data)
-        platform = self.platform()
-        if data.get(DEPLOYMENT_CLAIM) != platform.get("deployment_id"):
-            raise HTTPError(403, f"the launch's deployment {data.get(DEPLOYMENT_CLAIM)!r} is not the course's")
+        self.check_deployment(data, self.platform())
         account = self.linked_account(str(data.get("sub", "")))
         if account is None:
             raise HTTPError(403, f"the LMS user {data.get('sub')!r} is linked to no account of this course hub; "
                                  f"the instructor links it with `grader lti link ACCOUNT {data.get('sub')}`")
         return {"name": account}
+
+    @staticmethod
+    def check_deployment(id_token: dict, platform: dict) -> None:
+        if id_token.get(DEPLOYMENT_CLAIM) != platform.get("deployment_id"):
+            raise HTTPError(403, f"the launch's deployment {id_token.get(DEPLOYMENT_CLAIM)!r} is not the course's")
+
+    def deep_linking_page(self, id_token: dict) -> str:
+        """The page answering a deep linking request: one form per assignment, each posting a signed
+        ``LtiDeepLinkingResponse`` with that assignment's resource link and line item."""
+        platform = self.platform()
+        self.check_deployment(id_token, platform)
+        if not any(str(role).endswith(TEACHING_ROLES) for role in id_token.get(LTI + "roles") or []):
+            raise HTTPError(403, "only the course's instructors link its assignments")
+        settings = id_token.get(DEEP_LINKING + "deep_linking_settings") or {}
+        return_url = settings.get("deep_link_return_url")
+        if not return_url or "ltiResourceLink" not in settings.get("accept_types", []):
+            raise HTTPError(400, "the deep linking request takes no ltiResourceLink or names no return URL")
+        try:
+            offer = json.loads(Path(self.deep_linking_file).read_text(encoding="utf-8"))
+            key = Path(self.tool_key_file).read_bytes()
+        except (OSError, ValueError):
+            raise HTTPError(503, "the course offers no assignments yet: run `grader lti register`") from None
+        forms = []
+        for name, points in sorted(offer.get("assignments", {}).items()):
+            item = {"type": "ltiResourceLink", "title": name, "url": id_token.get(LTI + "target_link_uri"),
+                    "lineItem": {"label": name, "resourceId": name, "scoreMaximum": points, "tag": "grade"}}
+            now = int(time.time())
+            claims = {"iss": platform.get("client_id"), "aud": platform.get("issuer"), "iat": now,
+                      "exp": now + RESPONSE_SECONDS, "nonce": secrets.token_urlsafe(16),
+                      LTI + "message_type": "LtiDeepLinkingResponse", LTI + "version": "1.3.0",
+                      DEPLOYMENT_CLAIM: platform.get("deployment_id"), DEEP_LINKING + "content_items": [item]}
+            if "data" in settings:
+                claims[DEEP_LINKING + "data"] = settings["data"]
+            token = jwt.encode(claims, key, algorithm="RS256", headers={"kid": offer.get("kid")})
+            forms.append(f'<form method="post" action="{html.escape(return_url)}">'
+                         f'<input type="hidden" name="JWT" value="{html.escape(token)}">'
+                         f'<button type="submit">{html.escape(name)} ({points:g} points)</button></form>')
+        if not forms:
+            raise HTTPError(503, "the course offers no assignments yet: release one, then `grader lti register`")
+        return ('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link an assignment</title>'
+                '</head><body><main><h1>Link an assignment of the course</h1>' + "".join(forms) + "</main></body></html>")
 
     def linked_account(self, lms_user: str) -> str | None:
         """The hub account linked to ``lms_user``, or None."""

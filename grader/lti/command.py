@@ -16,6 +16,7 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.lti.ags import LINEITEM_SCOPE, SCORE_SCOPE
+from grader.lti.deep_linking import write_deep_linking_file
 from grader.lti.journal import REJECTED
 from grader.lti.registration import Platform, RegistrationError, load_platform, save_platform
 from grader.lti.tool_keys import tool_key
@@ -47,9 +48,11 @@ def cmd_register(args) -> int:
     except RegistrationError as exc:
         raise SystemExit(f"error: {exc}") from None
     path = save_platform(course.state_dir, platform)
-    tool_key(course.state_dir)
+    offered = write_deep_linking_file(course)
     print(f"registered {platform.issuer} (client {platform.client_id}, deployment {platform.deployment_id}) "
           f"in {path}; scores are posted to its line items after every grading")
+    print(f"the hub offers {len(json.loads(offered.read_text())['assignments'])} assignments to the LMS's deep "
+          "linking; run this command again after releasing another")
     return 0
 
 
@@ -67,6 +70,7 @@ def tool_configuration(base_url: str, jwks: dict) -> dict:
         "target_link_uri": f"{base}/hub",
         "oidc_initiation_url": f"{base}/hub/lti13/oauth_login",
         "redirect_uris": [f"{base}/hub/lti13/oauth_callback"],
+        "deep_linking_url": f"{base}/hub/lti13/oauth_login",
         "public_jwk_set": jwks,
         "scopes": [LINEITEM_SCOPE, SCORE_SCOPE],
         "claims": ["sub", "iss", "name", "given_name", "family_name", "email"],
