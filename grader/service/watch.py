@@ -156,6 +156,8 @@ class GradingLoop:
         self._over_budget_logged: set[str] = set()
         self._graded_now: list[tuple[str, str]] = []  # (assignment, student) graded since the last post_scores
         self._next_passback = 0.0  # when post_scores next looks for retries due
+        self._passback_thread = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="lms-passback")
+        self._passback: cf.Future | None = None  # the LMS posting pass under way
 
     # ---- the loop ------------------------------------------------------------------------------
 
@@ -219,22 +221,35 @@ class GradingLoop:
                     break
             while self._inflight:  # let running gradings finish and release them
                 self._wait(1.0)
-            self.post_scores()  # the scores of the last gradings, before the service stops
         finally:
+            self._finish_passback()  # the scores of the last gradings, before the service stops
             self.wakeup.close()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def post_scores(self) -> None:
         """Pass the scores graded since the last pass to the LMS (when one is registered,
-        ``grader.lti``), and retry those kept, once a minute."""
+        ``grader.lti``), and retry those kept, once a minute. The posting runs in a thread of its
+        own, one pass at a time, so a slow or unreachable LMS never holds up grading."""
         from grader.lti.passback import after_grading
 
+        if self._passback is not None and not self._passback.done():
+            return
         if not self._graded_now and time.time() < self._next_passback:
             return
         graded, self._graded_now = self._graded_now, []
         self._next_passback = time.time() + PASSBACK_RETRY_SECONDS
-        after_grading(self.course, graded)
+        self._passback = self._passback_thread.submit(after_grading, self.course, graded)
+
+    def _finish_passback(self) -> None:
+        """Before the service stops: the pass under way, then one for the last gradings."""
+        if self._passback is not None:
+            self._passback.result()
+            self._passback = None
+        self._next_passback = 0.0
+        self.post_scores()
+        if self._passback is not None:
+            self._passback.result()
 
     def _warm_workers(self) -> None:
         """Start every worker now, so that the first hand-in is graded as fast as the next ones:
