@@ -6,6 +6,10 @@ platform's OIDC authorization endpoint, the platform posts a signed id_token bac
 (jupyterhub-ltiauthenticator with the course's checks, grader/hub/lti_login.py) signs them in as the
 hub account linked to that LMS user; JupyterLab then opens for that account. An HTTP client with a
 cookie jar does what a browser does (it submits the platform's auto-posting form itself).
+
+The tests share one hub and one platform and run in this order, as a course does: students open
+the hub from the LMS, an instructor links the assignment, a student hands in and the score reaches
+the linked line item.
 """
 from __future__ import annotations
 
@@ -23,12 +27,14 @@ import urllib.request
 from http.cookiejar import CookieJar
 from pathlib import Path
 
+import nbformat
 import pytest
 from hub_session import _wait_ready, hub_skip_reason
 from lti_platform import LtiPlatform
 from nbgrader.api import Gradebook
 
 from grader.course import Course
+from grader.demo.corpus import build_notebook, get_submission
 from grader.hub.accounts import Accounts
 from grader.hub.layout import DEFAULT_CACHE, HubLayout
 from grader.hub.lifecycle import down
@@ -42,6 +48,8 @@ from grader_tests.account_prefix import unused_account_prefix
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("lti_hub")]
 # The hub's environment, built once (minutes the first time); another folder may be named for a run.
 CACHE = Path(os.environ.get("GRADER_TEST_HUB_CACHE", str(DEFAULT_CACHE)))
+ASSIGNMENT, NOTEBOOK = "02_softmax", "softmax.ipynb"
+GRADING_TIMEOUT = 300  # seconds for the hub's grading service to grade a hand-in and post its score
 LAB_TIMEOUT = 240  # seconds for a student's JupyterLab to start on a busy machine
 STOP_TIMEOUT = 120
 
@@ -50,15 +58,24 @@ class Browser:
     """Follows redirects and keeps cookies, as a browser does; answers are (status, final URL, text)."""
 
     def __init__(self):
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        self.cookies = CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
 
-    def open(self, url: str, form: dict[str, str] | None = None) -> tuple[int, str, str]:
-        data = urllib.parse.urlencode(form).encode() if form is not None else None
+    def open(self, url: str, form: dict[str, str] | None = None, method: str | None = None,
+             body: bytes | None = None) -> tuple[int, str, str]:
+        data = urllib.parse.urlencode(form).encode() if form is not None else body
+        headers = {"X-XSRFToken": xsrf} if (xsrf := self.cookie("_xsrf", urllib.parse.urlsplit(url).path)) else {}
         try:
-            with self.opener.open(urllib.request.Request(url, data=data), timeout=60) as answer:
+            with self.opener.open(urllib.request.Request(url, data=data, method=method, headers=headers),
+                                  timeout=60) as answer:
                 return answer.status, answer.url, answer.read().decode("utf-8", "replace")
         except urllib.error.HTTPError as exc:
             return exc.code, exc.url, exc.read().decode("utf-8", "replace")
+
+    def cookie(self, name: str, path: str = "/") -> str | None:
+        """The value of the cookie ``name`` a request to ``path`` carries first (the most specific path)."""
+        matching = [c for c in self.cookies if c.name == name and path.startswith(c.path)]
+        return max(matching, key=lambda c: len(c.path)).value if matching else None
 
     def submit_auto_form(self, page: str) -> tuple[int, str, str]:
         """Submit the page's auto-posting form (the platform's answer to an authentication request)."""
@@ -138,6 +155,18 @@ def test_a_launch_from_the_lms_opens_jupyterlab_as_the_linked_hub_account(lti_hu
     assert "JupyterLab" in page
 
 
+def signed_in_student(hub_url: str, platform: LtiPlatform, student: str, lms_user: str) -> Browser:
+    """A browser in which ``lms_user`` opened the tool and ``student``'s JupyterLab answers."""
+    browser, _ = launch(hub_url, platform, lms_user)
+    deadline = time.monotonic() + LAB_TIMEOUT
+    while time.monotonic() < deadline:
+        status, url, _ = browser.open(f"{hub_url}/user/{student}/lab")
+        if status == 200 and url.startswith(f"{hub_url}/user/{student}/lab"):
+            return browser
+        time.sleep(2)
+    raise AssertionError(f"{student}'s JupyterLab did not open within {LAB_TIMEOUT} s")
+
+
 def test_a_launch_of_an_lms_user_linked_to_no_account_is_refused_saying_what_to_run(lti_hub):
     hub_url, platform, _, _ = lti_hub
     platform.enrol("lms-stranger")
@@ -205,3 +234,34 @@ def test_a_student_cannot_link_assignments(lti_hub):
                                                       f"{hub_url}/hub", deep_linking=True))
     status, _, answer = browser.submit_auto_form(page)
     assert status == 403 and "only the course's instructors" in html.unescape(answer), re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", answer))[-1500:]
+
+
+def test_a_launched_students_hand_in_is_graded_and_its_score_reaches_the_line_item_once(lti_hub):
+    hub_url, platform, accounts, layout = lti_hub
+    student = accounts.students[0].name
+    platform.enrol("lms-student-1")
+    grader("lti", "link", student, "lms-student-1", "--course", str(layout.course))
+    browser = signed_in_student(hub_url, platform, student, "lms-student-1")
+    server = f"{hub_url}/user/{student}"
+    [course_id] = json.loads(browser.open(f"{server}/courses")[2])["value"]
+    handed = {"course_id": course_id, "assignment_id": ASSIGNMENT}
+    status, _, answer = browser.open(f"{server}/assignments/fetch", handed)
+    assert status == 200 and json.loads(answer)["success"], answer
+    fetched = json.loads(browser.open(f"{server}/api/contents/{ASSIGNMENT}/{NOTEBOOK}")[2])["content"]
+    source = nbformat.read(layout.course / "source" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    answered = build_notebook(get_submission(ASSIGNMENT, "model_answer"), nbformat.from_dict(fetched), source)
+    status, _, answer = browser.open(f"{server}/api/contents/{ASSIGNMENT}/{NOTEBOOK}", method="PUT", body=json.dumps(
+        {"type": "notebook", "format": "json", "content": answered}).encode())
+    assert status == 200, answer
+    status, _, answer = browser.open(f"{server}/assignments/submit", handed)
+    assert status == 200 and json.loads(answer)["success"], answer
+
+    deadline = time.monotonic() + GRADING_TIMEOUT
+    while not platform.scores(ASSIGNMENT) and time.monotonic() < deadline:
+        time.sleep(2)
+    with Gradebook(layout.gradebook_url) as gb:
+        score = float(gb.find_submission(ASSIGNMENT, student).score)
+    assert score > 0 and platform.gradebook(ASSIGNMENT) == {"lms-student-1": score}
+    time.sleep(5)  # the grading service's next passes post nothing more
+    assert len(platform.scores(ASSIGNMENT)) == 1
+    assert len([item for item in platform.line_items if item.resource_id == ASSIGNMENT]) == 1
