@@ -16,7 +16,6 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.lti.ags import LINEITEM_SCOPE, SCORE_SCOPE
-from grader.lti.deep_linking import write_deep_linking_file
 from grader.lti.journal import REJECTED
 from grader.lti.registration import Platform, RegistrationError, load_platform, save_platform
 from grader.lti.tool_keys import tool_key
@@ -41,6 +40,8 @@ def _platform(course: Course) -> Platform:
 
 
 def cmd_register(args) -> int:
+    from grader.lti.deep_linking import write_deep_linking_file
+
     course = _course(args)
     try:
         platform = Platform(args.issuer, args.client_id, args.deployment_id, args.auth_url, args.token_url,
