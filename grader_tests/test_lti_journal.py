@@ -99,3 +99,15 @@ def test_a_registration_with_a_bad_field_is_refused_naming_it(field, value, says
                 jwks_url="https://lms.example.edu/jwks", lineitems_url="https://lms.example.edu/li")
     with pytest.raises(RegistrationError, match=says):
         Platform(**{**good, field: value})
+
+
+def test_a_line_item_deleted_in_the_lms_is_made_again_at_the_next_try(course, platform):
+    platform.enrol("lms-ada")
+    add_score(course, run="run-1", score=4.0)
+    post_due(course, now=GRADED_AT)
+    platform.line_items.clear()  # an instructor deletes the column in the LMS gradebook
+    add_score(course, run="run-2", score=9.0)
+    assert post_due(course, now=GRADED_AT + 1).failed == 1  # 404 from the deleted line item
+    assert post_due(course, now=GRADED_AT + 1 + backoff_seconds(1)).posted == 1
+    assert platform.gradebook("01_variance") == {"lms-ada": 9.0}
+    assert len(platform.line_items) == 1

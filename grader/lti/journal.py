@@ -104,8 +104,10 @@ class PassbackJournal:
             if added:
                 self.db.execute("DELETE FROM scores WHERE assignment = ? AND student = ? AND id < ? AND state != ?",
                                 (assignment, student, cursor.lastrowid, POSTED))
-        finally:
-            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
         return added
 
     def due(self, now: float) -> list[ScoreRow]:
@@ -151,6 +153,10 @@ class PassbackJournal:
     def line_item(self, assignment: str) -> str | None:
         row = self.db.execute("SELECT url FROM line_items WHERE assignment = ?", (assignment,)).fetchone()
         return row[0] if row else None
+
+    def forget_line_item(self, assignment: str) -> None:
+        """The LMS no longer has this line item (it was deleted there): find or make it again."""
+        self.db.execute("DELETE FROM line_items WHERE assignment = ?", (assignment,))
 
     def set_line_item(self, assignment: str, url: str) -> None:
         self.db.execute("INSERT INTO line_items (assignment, url) VALUES (?, ?) "

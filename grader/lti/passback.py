@@ -95,6 +95,8 @@ def post_due(course: Course, now: float | None = None, clock=time.time) -> Passb
                 rejected = isinstance(exc, PlatformRefused)
                 if rejected and exc.status == 401:
                     client.forget_all()
+                if rejected and exc.status == 404:  # the line item was deleted in the LMS
+                    journal.forget_line_item(row.assignment)
                 journal.mark_failed(row.id, str(exc), rejected=rejected, now=now)
                 summary.failed += 1
                 summary.reasons.append(f"{row.student} {row.assignment}: {exc}")
