@@ -74,3 +74,21 @@ def test_doctor_names_a_rejected_score_and_the_platforms_reason(course):
     [finding] = lms_findings(str(course.root))
     assert not finding.active
     assert "ada 01_variance: HTTP 422 user is not a member" in finding.detail
+
+
+def test_a_csv_links_every_account_it_lists(course, tmp_path):
+    links = tmp_path / "links.csv"
+    links.write_text("account,lms_user\nada,lms-1\nben,lms-2\n", encoding="utf-8")
+    done = lti(course, "link", "--csv", str(links))
+    assert done.returncode == 0, done.stderr
+    with journal_of(course) as journal:
+        assert (journal.lms_user("ada"), journal.lms_user("ben")) == ("lms-1", "lms-2")
+
+
+def test_a_csv_row_without_its_lms_user_is_refused_naming_the_line(course, tmp_path):
+    links = tmp_path / "links.csv"
+    links.write_text("account,lms_user\nada,lms-1\nben,\n", encoding="utf-8")
+    done = lti(course, "link", "--csv", str(links))
+    assert done.returncode != 0 and "line 3: both account and lms_user are needed" in done.stderr
+    with journal_of(course) as journal:
+        assert journal.lms_user("ada") is None  # nothing of a bad file is taken

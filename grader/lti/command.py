@@ -5,6 +5,7 @@
     grader lti jwks                 the tool's public keys (JWKS), for the LMS registration
     grader lti config --url URL     what the LMS administrator enters, for a hub at URL
     grader lti link STUDENT USER    hub account STUDENT is the LMS user USER (its LTI ``sub``)
+    grader lti link --csv FILE      ... every row of a CSV with the columns account,lms_user
     grader lti status               the registration and every score not yet posted
     grader lti resend [ASSIGNMENT ...]   post every score not yet posted now (and any graded
                                     submission of ASSIGNMENT that was never recorded)
@@ -85,12 +86,47 @@ def cmd_config(args) -> int:
     return 0
 
 
+LINK_COLUMNS = ("account", "lms_user")
+
+
+def read_links(path: Path) -> list[tuple[str, str]]:
+    """(account, LMS user) of each row of a CSV with the columns ``account`` and ``lms_user``.
+
+    Raises SystemExit naming the file, the line and what is wrong.
+    """
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.DictReader(handle)
+            missing = [c for c in LINK_COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise SystemExit(f"error: {path} has no column {', '.join(missing)}; its first line must name "
+                                 f"the columns {','.join(LINK_COLUMNS)}")
+            links = []
+            for row in reader:
+                account, lms_user = (str(row.get(c) or "").strip() for c in LINK_COLUMNS)
+                if not account or not lms_user:
+                    raise SystemExit(f"error: {path} line {reader.line_num}: both account and lms_user are needed")
+                links.append((account, lms_user))
+    except OSError as exc:
+        raise SystemExit(f"error: cannot read {path}: {exc.strerror}") from None
+    return links
+
+
 def cmd_link(args) -> int:
     from grader.lti.passback import journal_of
 
+    if bool(args.csv) == bool(args.student and args.lms_user):
+        raise SystemExit("error: give STUDENT LMS_USER, or --csv FILE with the columns account,lms_user")
+    links = read_links(Path(args.csv)) if args.csv else [(args.student, args.lms_user)]
     with journal_of(_course(args)) as journal:
-        journal.link_account(args.student, args.lms_user)
-    print(f"hub account {args.student} is LMS user {args.lms_user}")
+        for account, lms_user in links:
+            journal.link_account(account, lms_user)
+    for account, lms_user in links[:5]:
+        print(f"hub account {account} is LMS user {lms_user}")
+    if len(links) > 5:
+        print(f"... and {len(links) - 5} more")
     return 0
 
 
@@ -151,8 +187,10 @@ def add_lti_parser(sub) -> None:
     q = command("config", cmd_config, "print what the LMS administrator enters to register the tool")
     q.add_argument("--url", required=True, help="the course hub's public address, e.g. https://hub.example.edu")
     q = command("link", cmd_link, "record that a hub account is an LMS user (the sub of its LTI launches)")
-    q.add_argument("student", help="the hub account (the nbgrader student id)")
-    q.add_argument("lms_user", help="the LMS user id (LTI sub)")
+    q.add_argument("student", nargs="?", help="the hub account (the nbgrader student id)")
+    q.add_argument("lms_user", nargs="?", help="the LMS user id (LTI sub)")
+    q.add_argument("--csv", default=None, metavar="FILE",
+                   help="link every row of a CSV with the columns account,lms_user instead")
     command("status", cmd_status, "the registration and every score not yet posted")
     q = command("resend", cmd_resend, "post every score not yet posted, now")
     q.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
