@@ -16,7 +16,8 @@
     grader watch [--once]                    the grading service: collect, grade, release feedback
     grader hub up | down | release           a complete local course hub (JupyterHub, accounts, grader watch)
     grader lti register | jwks | config | link | status | resend
-                                             the course as an LTI 1.3 tool: scores passed back to the LMS
+                                             the course as an LTI 1.3 tool of an LMS: launches into the
+                                             hub, deep linking, scores to the LMS gradebook
 """
 from __future__ import annotations
 

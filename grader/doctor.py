@@ -546,8 +546,8 @@ def main(argv: list[str] | None = None) -> int:
         os.path.exists(os.path.join(course_root, name)) for name in ("source", "gradebook.db"))
     privacy = (privacy_findings(course_root) + service_findings(course_root)) if is_course else []
     cluster, cluster_note = cluster_findings(course_root) if is_course else ([], None)
-    privacy += cluster + (lms_findings(course_root) if is_course else [])  # course rows, shown even when
-    # the sandbox cannot run
+    privacy += cluster  # course rows, shown even when the sandbox cannot run
+    privacy += lms_findings(course_root) if is_course else []
     try:
         findings, run, leftovers = attack(limits)
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
