@@ -32,7 +32,7 @@ LTI_FOLDER = "lti"
 LTI_PLATFORM = "platform.json"
 LTI_TOOL_KEY = "tool-key.pem"
 LTI_JOURNAL = "passback.sqlite"
-LTI_DEEP_LINKING = "deep_linking.json"
+LTI_HUB_FILE = "hub.json"
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ STATE_ENTRIES: tuple[StateEntry, ...] = (
     StateEntry(LTI_JOURNAL, f"{LTI_FOLDER}/{LTI_JOURNAL}",
                "every score to post to the LMS and what became of it, each student's LMS user id and each "
                "assignment's line item", "score passback, grader lti status and resend, grader doctor"),
-    StateEntry(LTI_DEEP_LINKING, f"{LTI_FOLDER}/{LTI_DEEP_LINKING}",
-               "what the course hub offers an LMS's deep linking request: each assignment with its points, and "
-               "the id of the tool's key (written by grader lti register)", "the course hub (LTI launches)"),
+    StateEntry(LTI_HUB_FILE, f"{LTI_FOLDER}/{LTI_HUB_FILE}",
+               "what the course hub serves for the LTI tool: its public keys, and each assignment with its points "
+               "for deep linking (written by grader lti register)", "the course hub (LTI launches)"),
 )

@@ -58,6 +58,7 @@ def test_the_administrators_configuration_carries_the_tools_public_keys_and_scop
     assert "d" not in config["public_jwk_set"]["keys"][0]  # the private exponent stays home
     assert "https://purl.imsglobal.org/spec/lti-ags/scope/score" in config["scopes"]
     assert config["redirect_uris"] == ["https://hub.example.edu/hub/lti13/oauth_callback"]
+    assert config["public_jwk_url"] == "https://hub.example.edu/hub/lti13/jwks"
 
 
 def test_doctor_has_no_lms_row_for_a_course_without_a_platform(course):

@@ -194,6 +194,14 @@ def test_a_launch_whose_id_token_another_key_signed_is_refused(lti_hub, tmp_path
     assert "/hub/login" in url  # not signed in
 
 
+def test_the_hub_serves_the_tools_public_keys_for_the_lms(lti_hub):
+    hub_url, _, _, layout = lti_hub
+    status, _, served = Browser().open(f"{hub_url}/hub/lti13/jwks")
+    assert status == 200
+    assert json.loads(served) == json.loads(grader("lti", "jwks", "--course", str(layout.course)))
+    assert all("d" not in key for key in json.loads(served)["keys"])  # public halves only
+
+
 def test_a_hub_account_still_signs_in_with_its_password(lti_hub):
     hub_url, _, accounts, _ = lti_hub
     account = accounts.instructor

@@ -18,7 +18,7 @@ from grader.hub.accounts import Accounts
 from grader.hub.layout import HubLayout
 from grader.service.exchange import student_config
 from grader.settings import DB_URL, EXCHANGE_ROOT
-from grader.state_folders import (LTI_DEEP_LINKING, LTI_FOLDER, LTI_JOURNAL, LTI_PLATFORM, LTI_TOOL_KEY,
+from grader.state_folders import (LTI_FOLDER, LTI_HUB_FILE, LTI_JOURNAL, LTI_PLATFORM, LTI_TOOL_KEY,
                                   STATE_DIR_NAME)
 
 #: nbgrader's server extensions and JupyterLab plugins only the instructor sees.
@@ -111,7 +111,7 @@ c.JupyterHub.authenticator_class = "lti_login.CourseAuthenticator"
 c.PAMAuthenticator.open_sessions = False
 c.CourseAuthenticator.platform_file = {str(lti_state / LTI_PLATFORM)!r}
 c.CourseAuthenticator.accounts_db = {str(lti_state / LTI_JOURNAL)!r}
-c.CourseAuthenticator.deep_linking_file = {str(lti_state / LTI_DEEP_LINKING)!r}
+c.CourseAuthenticator.hub_file = {str(lti_state / LTI_HUB_FILE)!r}
 c.CourseAuthenticator.tool_key_file = {str(lti_state / LTI_TOOL_KEY)!r}
 c.Authenticator.allowed_users = {set(students) | {accounts.instructor.name}!r}
 c.Authenticator.admin_users = {{{accounts.instructor.name!r}}}

@@ -7,6 +7,8 @@ copies it into the hub's root-only state folder and names it in ``jupyterhub_con
 
 - ``platform_file``: the LMS registration (``grader lti register``), JSON with ``issuer``,
   ``client_id``, ``deployment_id``, ``auth_login_url`` and ``jwks_url``; no file, no launches;
+- ``hub_file``: the tool's public keys (served at ``/hub/lti13/jwks``) and the assignments offered to
+  deep linking (``grader lti register``);
 - ``accounts_db``: the passback journal (SQLite), whose ``accounts`` table links each hub account to
   its LMS user (``grader lti link``).
 
@@ -19,8 +21,7 @@ maps the token's ``sub`` to the hub account linked to it. A launch for an LMS us
 account is refused (403) naming what the instructor runs.
 
 A deep linking request (an instructor adding the tool to the LMS course) signs nobody in: the hub
-answers with a page offering each assignment of ``deep_linking_file`` (``grader lti register`` writes
-it); each offer is a form that posts a deep linking response, signed with the tool's key
+answers with a page offering each assignment of ``hub_file`` (``grader lti register`` writes it); each offer is a form that posts a deep linking response, signed with the tool's key
 (``tool_key_file``), back to the LMS: one ``ltiResourceLink`` with a ``lineItem`` whose
 ``resourceId`` is the assignment's name, the line item the score passback then posts to.
 """
@@ -36,6 +37,7 @@ from pathlib import Path
 import jwt
 
 from jupyterhub.auth import PAMAuthenticator
+from jupyterhub.handlers import BaseHandler
 from jupyterhub.utils import url_path_join
 from ltiauthenticator.lti13.auth import LTI13Authenticator
 from ltiauthenticator.lti13.error import InvalidAudienceError, LoginError, ValidationError
@@ -95,12 +97,25 @@ class CourseLaunch(LTI13CallbackHandler):
         await self.redirect_to_next_url(user)
 
 
+class ToolKeys(BaseHandler):
+    """``/hub/lti13/jwks``: the tool's public key set, for an LMS that reads it from a URL."""
+
+    def get(self):
+        try:
+            jwks = self.authenticator.hub_offer()["jwks"]
+        except (OSError, ValueError, KeyError):
+            raise HTTPError(404, "the course has no LTI tool key yet: run `grader lti register`") from None
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(jwks))
+
+
 class CourseAuthenticator(PAMAuthenticator):
     """PAM passwords, and LTI 1.3 launches from the LMS in ``platform_file`` for linked accounts."""
 
     platform_file = Unicode("", config=True, help="The course's LMS registration (JSON).")
     accounts_db = Unicode("", config=True, help="The passback journal whose accounts table links LMS users.")
-    deep_linking_file = Unicode("", config=True, help="The assignments offered to deep linking and the key id.")
+    hub_file = Unicode("", config=True, help="The tool's public keys, its key id and the assignments offered "
+                                             "to deep linking (JSON).")
     tool_key_file = Unicode("", config=True, help="The tool's private key (PEM), which signs deep linking responses.")
     jwks_algorithms = List(["RS256"], config=True, help="Signature algorithms accepted in id_tokens.")
     uri_scheme = Unicode("auto", config=True, help="auto, http or https: the scheme of the LTI addresses.")
@@ -114,6 +129,13 @@ class CourseAuthenticator(PAMAuthenticator):
             return {}
         return data if isinstance(data, dict) else {}
 
+    def hub_offer(self) -> dict:
+        """``hub_file``: ``kid``, ``jwks`` and ``assignments`` (name -> points); raises OSError or ValueError."""
+        data = json.loads(Path(self.hub_file).read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError(f"{self.hub_file} is not a JSON object")
+        return data
+
     # What ltiauthenticator's handlers read from their authenticator.
     issuer = property(lambda self: self.platform().get("issuer", ""))
     client_id = property(lambda self: {self.platform().get("client_id", "")} - {""})
@@ -125,7 +147,7 @@ class CourseAuthenticator(PAMAuthenticator):
 
     def get_handlers(self, app):
         return [*super().get_handlers(app), ("/lti13/oauth_login", CourseLoginInit),
-                ("/lti13/oauth_callback", CourseLaunch)]
+                ("/lti13/oauth_callback", CourseLaunch), ("/lti13/jwks", ToolKeys)]
 
     async def authenticate(self, handler, data):
         if not isinstance(handler, CourseLaunch):
@@ -154,7 +176,7 @@ class CourseAuthenticator(PAMAuthenticator):
         if not return_url or "ltiResourceLink" not in settings.get("accept_types", []):
             raise HTTPError(400, "the deep linking request takes no ltiResourceLink or names no return URL")
         try:
-            offer = json.loads(Path(self.deep_linking_file).read_text(encoding="utf-8"))
+            offer = self.hub_offer()
             key = Path(self.tool_key_file).read_bytes()
         except (OSError, ValueError):
             raise HTTPError(503, "the course offers no assignments yet: run `grader lti register`") from None

@@ -41,7 +41,7 @@ def _platform(course: Course) -> Platform:
 
 
 def cmd_register(args) -> int:
-    from grader.lti.deep_linking import write_deep_linking_file
+    from grader.lti.hub_file import write_hub_file
 
     course = _course(args)
     try:
@@ -50,7 +50,7 @@ def cmd_register(args) -> int:
     except RegistrationError as exc:
         raise SystemExit(f"error: {exc}") from None
     path = save_platform(course.state_dir, platform)
-    offered = write_deep_linking_file(course)
+    offered = write_hub_file(course)
     print(f"registered {platform.issuer} (client {platform.client_id}, deployment {platform.deployment_id}) "
           f"in {path}; scores are posted to its line items after every grading")
     print(f"the hub offers {len(json.loads(offered.read_text())['assignments'])} assignments to the LMS's deep "
@@ -74,6 +74,7 @@ def tool_configuration(base_url: str, jwks: dict) -> dict:
         "redirect_uris": [f"{base}/hub/lti13/oauth_callback"],
         "deep_linking_url": f"{base}/hub/lti13/oauth_login",
         "public_jwk_set": jwks,
+        "public_jwk_url": f"{base}/hub/lti13/jwks",
         "scopes": [LINEITEM_SCOPE, SCORE_SCOPE],
         "claims": ["sub", "iss", "name", "given_name", "family_name", "email"],
         "privacy_level": "public",
