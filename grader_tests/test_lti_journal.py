@@ -6,7 +6,7 @@ import pytest
 from lti_platform import LtiPlatform
 
 from grader.course import Course
-from grader.lti.journal import PENDING, POSTED, REJECTED, PassbackJournal, backoff_seconds
+from grader.lti.journal import CLAIM_SECONDS, PENDING, POSTED, REJECTED, PassbackJournal, backoff_seconds
 from grader.lti.passback import journal_of, post_due
 from grader.lti.registration import Platform, RegistrationError, save_platform
 from grader.lti.tool_keys import tool_key
@@ -111,3 +111,15 @@ def test_a_line_item_deleted_in_the_lms_is_made_again_at_the_next_try(course, pl
     assert post_due(course, now=GRADED_AT + 1 + backoff_seconds(1)).posted == 1
     assert platform.gradebook("01_variance") == {"lms-ada": 9.0}
     assert len(platform.line_items) == 1
+
+
+def test_a_score_one_process_is_posting_is_left_alone_by_another(tmp_path):
+    first, second = PassbackJournal(tmp_path / "journal.sqlite"), PassbackJournal(tmp_path / "journal.sqlite")
+    first.add("01_variance", "ada", "run-1", 7.0, 10.0, GRADED_AT)
+    [row] = second.due(GRADED_AT)
+    assert first.claim(row.id, GRADED_AT)
+    assert not second.claim(row.id, GRADED_AT)
+    assert second.due(GRADED_AT) == []
+    assert [r.id for r in second.due(GRADED_AT + CLAIM_SECONDS)] == [row.id]  # the first one died posting
+    first.close()
+    second.close()

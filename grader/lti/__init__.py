@@ -10,5 +10,10 @@ One module per job:
 - :mod:`grader.lti.access_token` OAuth 2 client credentials with a signed JWT client assertion (RFC 7523);
 - :mod:`grader.lti.ags` line items and scores (AGS 2.0);
 - :mod:`grader.lti.journal` the passback journal: every score to post, posted once, failures kept;
+- :mod:`grader.lti.hub_file` what the course hub serves: the public keys, the assignments for deep linking;
+- :mod:`grader.lti.health` the passback in one line for ``grader doctor``;
+- :mod:`grader.lti.command` ``grader lti``;
 - :mod:`grader.lti.passback` what grading calls: record the new scores, post what is due.
+
+Launches into the course hub are answered inside JupyterHub by :mod:`grader.hub.lti_login`.
 """

@@ -20,6 +20,9 @@ PENDING, POSTED, REJECTED = "pending", "posted", "rejected"
 #: Seconds before the first retry; each further failure doubles it, up to :data:`LONGEST_BACKOFF`.
 FIRST_BACKOFF = 60
 LONGEST_BACKOFF = 6 * 3600
+#: Seconds a process holds a score it is posting; another process leaves it alone until then (a
+#: process that died while posting leaves it to the next pass after this time).
+CLAIM_SECONDS = 300
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS scores (
@@ -35,12 +38,14 @@ CREATE TABLE IF NOT EXISTS scores (
     next_try REAL NOT NULL DEFAULT 0,
     reason TEXT,
     posted_at REAL,
+    claimed_until REAL NOT NULL DEFAULT 0,
     UNIQUE (assignment, student, run)
 );
 CREATE TABLE IF NOT EXISTS accounts (student TEXT PRIMARY KEY, lms_user TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS line_items (assignment TEXT PRIMARY KEY, url TEXT NOT NULL);
 """
 _COLUMNS = "id, assignment, student, run, score, max_score, graded_at, state, attempts, next_try, reason, posted_at"
+# claimed_until is the posting process's business only: not a field of ScoreRow
 
 
 @dataclass(frozen=True)
@@ -111,8 +116,14 @@ class PassbackJournal:
         return added
 
     def due(self, now: float) -> list[ScoreRow]:
-        """Scores not yet posted whose next try has come, oldest first."""
-        return self._rows("state != ? AND next_try <= ?", (POSTED, now))
+        """Scores not yet posted whose next try has come and that no process is posting, oldest first."""
+        return self._rows("state != ? AND next_try <= ? AND claimed_until <= ?", (POSTED, now, now))
+
+    def claim(self, row_id: int, now: float) -> bool:
+        """Take a score to post it; False when another process has it (or it was posted meanwhile),
+        so that two graders posting at once never post one score twice."""
+        return self.db.execute("UPDATE scores SET claimed_until = ? WHERE id = ? AND state != ? AND claimed_until <= ?",
+                               (now + CLAIM_SECONDS, row_id, POSTED, now)).rowcount == 1
 
     def unposted(self) -> list[ScoreRow]:
         """Every score not yet posted (pending or rejected)."""
@@ -122,19 +133,19 @@ class PassbackJournal:
         return self._rows("state = ? AND assignment LIKE ?", (POSTED, assignment or "%"))
 
     def mark_posted(self, row_id: int, now: float) -> None:
-        self.db.execute("UPDATE scores SET state = ?, posted_at = ?, reason = NULL, attempts = attempts + 1 "
-                        "WHERE id = ?", (POSTED, now, row_id))
+        self.db.execute("UPDATE scores SET state = ?, posted_at = ?, reason = NULL, attempts = attempts + 1, "
+                        "claimed_until = 0 WHERE id = ?", (POSTED, now, row_id))
 
     def mark_failed(self, row_id: int, reason: str, rejected: bool, now: float) -> None:
         """Keep a score the platform did not take, with ``reason``; it is tried again after a backoff."""
         attempts = self.db.execute("SELECT attempts FROM scores WHERE id = ?", (row_id,)).fetchone()[0] + 1
-        self.db.execute("UPDATE scores SET state = ?, attempts = ?, reason = ?, next_try = ? WHERE id = ?",
-                        (REJECTED if rejected else PENDING, attempts, reason, now + backoff_seconds(attempts),
-                         row_id))
+        self.db.execute("UPDATE scores SET state = ?, attempts = ?, reason = ?, next_try = ?, claimed_until = 0 "
+                        "WHERE id = ?", (REJECTED if rejected else PENDING, attempts, reason,
+                                         now + backoff_seconds(attempts), row_id))
 
     def wait(self, row_id: int, reason: str) -> None:
         """A score that cannot be posted until something is done (``reason`` says what); not a failed post."""
-        self.db.execute("UPDATE scores SET reason = ? WHERE id = ?", (reason, row_id))
+        self.db.execute("UPDATE scores SET reason = ?, claimed_until = 0 WHERE id = ?", (reason, row_id))
 
     def retry_now(self) -> int:
         """Make every unposted score due at once; how many there are."""

@@ -84,6 +84,8 @@ def post_due(course: Course, now: float | None = None, clock=time.time) -> Passb
     client = TokenClient(platform, tool_key(course.state_dir), clock=clock)
     with journal_of(course) as journal:
         for row in journal.due(now):
+            if not journal.claim(row.id, now):
+                continue  # another grader is posting it
             lms_user = journal.lms_user(row.student)
             if lms_user is None:
                 journal.wait(row.id, not_linked(row.student))
