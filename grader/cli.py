@@ -17,6 +17,9 @@
     grader check-pages [--course DIR]        feedback pages and autograded notebooks holding active content
     grader watch [--once]                    the grading service: collect, grade, release feedback
     grader hub up | down | release           a complete local course hub (JupyterHub, accounts, grader watch)
+    grader lti register | jwks | config | link | status | resend
+                                             the course as an LTI 1.3 tool of an LMS: launches into the
+                                             hub, deep linking, scores to the LMS gradebook
 """
 from __future__ import annotations
 
@@ -378,6 +381,9 @@ def build_parser() -> argparse.ArgumentParser:
     from grader.hub.command import add_hub_parser
 
     add_hub_parser(sub)
+    from grader.lti.command import add_lti_parser
+
+    add_lti_parser(sub)
     return parser
 
 

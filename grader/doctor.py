@@ -497,6 +497,18 @@ def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
     return [Finding("cluster certificates (mutual TLS)", *report)], None
 
 
+def lms_findings(course_root: str) -> list[Finding]:
+    """One row for the course's LMS score passback (``grader.lti``) when a platform is registered:
+    scores the platform rejected or that could not be posted, with its reason."""
+    from pathlib import Path
+
+    from grader.course import Course
+    from grader.lti.health import passback_health
+
+    health = passback_health(Course(Path(course_root).resolve()).state_dir)
+    return [] if health is None else [Finding("LMS score passback (LTI 1.3)", *health)]
+
+
 def refuse_untrusted(config_file: str | None) -> None:
     """As root, exit naming the path and what to run when another account can change the config
     (and its folder) or the grader's code, before anything of it is loaded (``grader.root_trust``)."""
@@ -535,6 +547,7 @@ def main(argv: list[str] | None = None) -> int:
     privacy = (privacy_findings(course_root) + service_findings(course_root)) if is_course else []
     cluster, cluster_note = cluster_findings(course_root) if is_course else ([], None)
     privacy += cluster  # course rows, shown even when the sandbox cannot run
+    privacy += lms_findings(course_root) if is_course else []
     try:
         findings, run, leftovers = attack(limits)
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:

@@ -27,6 +27,12 @@ SERVICE_LOCK = "service.lock"
 HANDIN_ARCHIVE = "submissions"
 REFUSAL_STAGING = "refusing"
 COLLECT_STAGING = "collecting"
+# ---- the LMS (LTI 1.3, grader lti) --------------------------------------------------------------
+LTI_FOLDER = "lti"
+LTI_PLATFORM = "platform.json"
+LTI_TOOL_KEY = "tool-key.pem"
+LTI_JOURNAL = "passback.sqlite"
+LTI_HUB_FILE = "hub.json"
 
 
 @dataclass(frozen=True)
@@ -79,4 +85,16 @@ STATE_ENTRIES: tuple[StateEntry, ...] = (
                "grader watch"),
     StateEntry(COLLECT_STAGING, f"{COLLECT_STAGING}/",
                "hand-ins being collected through an nbgrader exchange plugin", "grader watch"),
+    StateEntry(LTI_PLATFORM, f"{LTI_FOLDER}/{LTI_PLATFORM}",
+               "the LMS platform the course is registered with (issuer, client id, deployment id, endpoints)",
+               "grader lti, score passback after grading"),
+    StateEntry(LTI_TOOL_KEY, f"{LTI_FOLDER}/{LTI_TOOL_KEY}",
+               "the course's LTI tool private key (mode 0600); its public half is `grader lti jwks`",
+               "score passback (signs its access-token requests)"),
+    StateEntry(LTI_JOURNAL, f"{LTI_FOLDER}/{LTI_JOURNAL}",
+               "every score to post to the LMS and what became of it, each student's LMS user id and each "
+               "assignment's line item", "score passback, grader lti status and resend, grader doctor"),
+    StateEntry(LTI_HUB_FILE, f"{LTI_FOLDER}/{LTI_HUB_FILE}",
+               "what the course hub serves for the LTI tool: its public keys, and each assignment with its points "
+               "for deep linking (written by grader lti register)", "the course hub (LTI launches)"),
 )

@@ -27,7 +27,8 @@ from grader.hub.preflight import shared_python
 from grader.sandbox.limits import STUDENT_PACKAGES, package_dirs
 
 #: What a hub's servers need besides the course config's own imports (pyproject's dependencies).
-HUB_PACKAGES = ("jupyterhub>=5,<7", "jupyterlab>=4,<5", "ipykernel>=6.29")
+HUB_PACKAGES = ("jupyterhub>=5,<7", "jupyterlab>=4,<5", "ipykernel>=6.29",
+                "jupyterhub-ltiauthenticator>=1.6,<2")  # launches from an LMS (grader.hub.lti_login)
 STAMP = ".hub-packages.json"
 #: JupyterLab settings of every server of the hub: no news or update checks (no calls out of the
 #: hub, no pop-up over a student's page).

@@ -18,6 +18,8 @@ from grader.hub.accounts import Accounts
 from grader.hub.layout import HubLayout
 from grader.service.exchange import student_config
 from grader.settings import DB_URL, EXCHANGE_ROOT
+from grader.state_folders import (LTI_FOLDER, LTI_HUB_FILE, LTI_JOURNAL, LTI_PLATFORM, LTI_TOOL_KEY,
+                                  STATE_DIR_NAME)
 
 #: nbgrader's server extensions and JupyterLab plugins only the instructor sees.
 INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list")
@@ -28,6 +30,9 @@ INSTRUCTOR_LAB_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:cou
 #: hub without per-user subdomains every server shares that origin (docs/operations/hub.md, "On a production
 #: course server").
 INSTRUCTOR_FRAMING = "frame-ancestors 'self'"
+#: The hub's authenticator (PAM passwords and LTI 1.3 launches); it runs inside JupyterHub, which
+#: imports it from the hub's state folder (:func:`write_login_module`).
+LOGIN_MODULE = Path(__file__).with_name("lti_login.py")
 #: Seconds a single-user server may take to start on a busy 2-core machine.
 SPAWN_TIMEOUT = 180
 
@@ -67,9 +72,17 @@ def write_role_configs(layout: HubLayout, course_id: str, course_root: Path) -> 
     layout.student_config.parent.chmod(0o755)
 
 
+def write_login_module(layout: HubLayout) -> None:
+    """Put the hub's authenticator module beside its config (root-only, like the config)."""
+    target = layout.state / LOGIN_MODULE.name
+    target.write_bytes(LOGIN_MODULE.read_bytes())
+    target.chmod(0o600)
+
+
 def hub_config(layout: HubLayout, accounts: Accounts, ports: Ports, env_bin: Path, course_root: Path) -> str:
     """The text of ``jupyterhub_config.py`` (kept in the root-only state folder)."""
     students = [s.name for s in accounts.students]
+    lti_state = course_root / STATE_DIR_NAME / LTI_FOLDER
     base_env = {"PATH": f"{env_bin}:/usr/bin:/bin", "JUPYTER_CONFIG_PATH": str(layout.student_config),
                 "LANG": "C.UTF-8"}
     instructor_env = {**base_env, "JUPYTER_CONFIG_PATH": str(layout.instructor_config),
@@ -90,9 +103,16 @@ c.JupyterHub.pid_file = {str(layout.state / "jupyterhub.pid")!r}
 c.JupyterHub.cleanup_servers = True
 c.JupyterHub.cleanup_proxy = True
 
-# Accounts' own passwords through PAM; only the course's accounts may log in.
-c.JupyterHub.authenticator_class = "pam"
+# Accounts' own passwords through PAM, and launches from the course's LMS (LTI 1.3) for the
+# accounts linked to an LMS user (grader lti): lti_login.py, copied beside this file.
+import sys  # noqa: E402
+sys.path.insert(0, {str(layout.state)!r})
+c.JupyterHub.authenticator_class = "lti_login.CourseAuthenticator"
 c.PAMAuthenticator.open_sessions = False
+c.CourseAuthenticator.platform_file = {str(lti_state / LTI_PLATFORM)!r}
+c.CourseAuthenticator.accounts_db = {str(lti_state / LTI_JOURNAL)!r}
+c.CourseAuthenticator.hub_file = {str(lti_state / LTI_HUB_FILE)!r}
+c.CourseAuthenticator.tool_key_file = {str(lti_state / LTI_TOOL_KEY)!r}
 c.Authenticator.allowed_users = {set(students) | {accounts.instructor.name}!r}
 c.Authenticator.admin_users = {{{accounts.instructor.name!r}}}
 

@@ -86,9 +86,20 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
             grade_submissions(course, todo, workers=workers, force=True, on_outcome=on_outcome)
     elapsed = time.perf_counter() - started
     print_run_summary(outcomes, elapsed, course, console)
+    print_passback(course, [(o.assignment, o.student) for o in outcomes if o.graded and not o.skipped], console)
     for assignment in assignments:
         print_class_report(build_report(course, assignment), console)
     return 1 if any(o.code == "worker-died" for o in outcomes) else 0
+
+
+def print_passback(course: Course, graded: list[tuple[str, str]], console: Console) -> None:
+    """Post the new scores to the LMS when the course is registered with one (``grader lti``)."""
+    from grader.lti.passback import after_grading
+
+    summary = after_grading(course, graded)
+    if summary is not None:
+        console.print(f"LMS: {summary.posted} scores posted, {summary.failed} kept for a retry, "
+                      f"{summary.waiting} waiting for a linked LMS account (grader lti status)")
 
 
 def grading_progress(console: Console) -> Progress:

@@ -87,6 +87,7 @@ log = logging.getLogger("grader.watch")
 HOUR = 3600.0
 SETTLING_WINDOW = 10.0  # seconds after its last change an incomplete hand-in folder is looked at often
 GRADING_TIME_RECHECK = 60.0  # seconds between looks at a hand-in waiting for its student's grading time
+PASSBACK_RETRY_SECONDS = 60.0  # seconds between looks for LMS score posts due for a retry (grader.lti)
 REFUSED_LABEL = "refused"  # the feedback folder of a refused folder that names no assignment of the course
 
 
@@ -165,6 +166,10 @@ class GradingLoop:
         self._first_seen: dict[bytes, float] = {}  # unfinished hand-in folder -> when first seen
         self._collect_cpu = HourlySpending()  # owner -> CPU seconds spent reading their entries
         self._over_budget_logged: set[str] = set()
+        self._graded_now: list[tuple[str, str]] = []  # (assignment, student) graded since the last post_scores
+        self._next_passback = 0.0  # when post_scores next looks for retries due
+        self._passback_thread = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="lms-passback")
+        self._passback: cf.Future | None = None  # the LMS posting pass under way
 
     # ---- the loop ------------------------------------------------------------------------------
 
@@ -217,7 +222,8 @@ class GradingLoop:
             while not self._stopping:
                 if self.exchange.is_folder_exchange and self.wakeup.watched is None:
                     self.wakeup.watch(self.exchange.inbound_dir)
-                for step in (self.collect_new, self.deliver_graded, self.release_due_feedback, self.schedule):
+                for step in (self.collect_new, self.deliver_graded, self.release_due_feedback, self.schedule,
+                             self.post_scores):
                     try:
                         step()
                     except Exception:  # e.g. the gradebook unreachable for a moment: next pass
@@ -228,9 +234,34 @@ class GradingLoop:
             while self._inflight:  # let running gradings finish and release them
                 self._wait(1.0)
         finally:
+            self._finish_passback()  # the scores of the last gradings, before the service stops
             self.wakeup.close()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+    def post_scores(self) -> None:
+        """Pass the scores graded since the last pass to the LMS (when one is registered,
+        ``grader.lti``), and retry those kept, once a minute. The posting runs in a thread of its
+        own, one pass at a time, so a slow or unreachable LMS never holds up grading."""
+        from grader.lti.passback import after_grading
+
+        if self._passback is not None and not self._passback.done():
+            return
+        if not self._graded_now and time.time() < self._next_passback:
+            return
+        graded, self._graded_now = self._graded_now, []
+        self._next_passback = time.time() + PASSBACK_RETRY_SECONDS
+        self._passback = self._passback_thread.submit(after_grading, self.course, graded)
+
+    def _finish_passback(self) -> None:
+        """Before the service stops: the pass under way, then one for the last gradings."""
+        if self._passback is not None:
+            self._passback.result()
+            self._passback = None
+        self._next_passback = 0.0
+        self.post_scores()
+        if self._passback is not None:
+            self._passback.result()
 
     def _warm_workers(self) -> None:
         """Start every worker now, so that the first hand-in is graded as fast as the next ones:
@@ -695,6 +726,8 @@ class GradingLoop:
                             outcome="graded" if result["graded"] else "ungradable")
         row = self.journal.get(row.id)
         graded = time.time()
+        if result["graded"]:
+            self._graded_now.append((row.assignment, row.student))
         try:
             self._deliver(row)
         except Exception as exc:  # graded and recorded; the release is tried again at the next pass
