@@ -18,7 +18,7 @@ LAYERS: list[set[str]] = [
     {"grader.settings", "grader.state_folders", "grader.root_trust", "grader.course", "grader.console", "grader.fonts",
      "grader.code_version", "grader.kernel_side", "grader.service_policy", "grader.formats", "grader.language",
      "solutions"},
-    {"grader.pages", "grader.sandbox", "grader.checks", "grader.probe"},
+    {"grader.pages", "grader.sandbox", "grader.checks", "grader.probe", "grader.policy"},
     {"grader.grading"},
     {"grader.notebook_cells", "grader.release", "grader.similarity", "grader.reporting", "grader.lti"},
     {"grader.scheduling"},

@@ -49,7 +49,7 @@ from grader.grading.preprocessors.feedback_page import FeedbackPage
 from grader.grading.preprocessors.prepare_probes import PrepareProbes
 from grader.grading.preprocessors.restore_cell_metadata import RestoreCellMetadata
 from grader.grading.step_contracts import StepContract, declared_contract
-from grader.policy.late_penalty import AssignPolicyLatePenalties
+from grader.grading.preprocessors.assign_policy_late_penalties import AssignPolicyLatePenalties
 from grader.pages.notebook import RemoveActiveContent
 from grader.sandbox.execute import SandboxedExecute
 

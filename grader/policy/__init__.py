@@ -8,7 +8,8 @@ the course's policy file (``policy.csv``), edited with ``grader policy``. One mo
 - ``resolution``: ``resolve(student, assignment) -> ResolvedPolicy``, the precedence of overrides;
 - ``late_days``: late days spent and late penalties, derived from hand-in times only;
 - ``course_policy``: ``PolicyBook.of(course)``, the above read from a course folder and its gradebook;
-- ``late_penalty``: the grading step that writes the gradebook's late penalty;
+- (the grading step that writes the gradebook's late penalty is
+  ``grader.grading.preprocessors.assign_policy_late_penalties``);
 - ``standing``: one student's dates and late days in words, for the feedback page and the reports;
 - ``command``: ``grader policy show | set | grant-late-days | late-days | validate``.
 """

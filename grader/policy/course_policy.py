@@ -22,7 +22,7 @@ from grader.course import Course, load_config, read_timestamp
 from grader.policy.declaration import PolicyDeclaration, PolicyFileError, parse_moment, read_policy_file
 from grader.policy.late_days import HandIn, LateOutcome, spend_late_days
 from grader.policy.resolution import ClassPolicy, ResolvedPolicy, resolve
-from grader.settings import traits_of
+from grader.settings import setting, traits_of
 
 
 class CoursePolicy(Configurable):
@@ -40,7 +40,6 @@ def utc(moment: datetime | None) -> datetime | None:
 
 def class_policy(config: Config, gradebook_due: dict[str, datetime | None]) -> ClassPolicy:
     """The class-wide policy of a course config; a due date it does not set is the gradebook's."""
-    from grader.grading.attempt_credit import AttemptCredit
     from grader.service_policy import GradingService
 
     settings = CoursePolicy(config=config)
@@ -71,7 +70,7 @@ def class_policy(config: Config, gradebook_due: dict[str, datetime | None]) -> C
         late_penalty_per_day=settings.late_penalty_per_day, late_days=settings.late_days,
         max_late_days_per_assignment=settings.max_late_days_per_assignment,
         max_graded_per_hour=GradingService(config=config).max_graded_per_hour,
-        attempt_schedule=tuple(AttemptCredit(config=config).schedule), accommodations=scales)
+        attempt_schedule=tuple(config.AttemptCredit.get("schedule", setting("AttemptCredit", "schedule").default)), accommodations=scales)
 
 
 def policy_file_of(course: Course, config: Config) -> Path:
