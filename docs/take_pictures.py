@@ -34,6 +34,9 @@ from hub_browser import HubUser, feedback_frame  # noqa: E402
 from hub_session import ASSIGNMENT, _wait_ready, hub_skip_reason  # noqa: E402
 from hub_student_path import run_wrong_softmax  # noqa: E402
 
+from grader.course import Course, read_timestamp  # noqa: E402
+from grader.grading.status_page import ungradable_page  # noqa: E402
+from grader.grading.ungradable_record import ungradable_code, ungradable_reason  # noqa: E402
 from grader.hub.accounts import Accounts  # noqa: E402
 from grader.hub.layout import HubLayout  # noqa: E402
 from grader.hub.lifecycle import down  # noqa: E402
@@ -76,6 +79,15 @@ def demo_pictures(browser, demo: Path, scratch: Path) -> None:
     page = next((demo / "feedback" / student / assignment).glob("*.html"))
     open_page(browser, page, scratch / "ungradable.png")
     save_small(scratch / "ungradable.png", "ungradable-page", height=470)
+    # The same hand-in's page as a student whose roster language is Chinese reads it.
+    course = Course(demo)
+    chinese = scratch / "ungradable-zh.html"
+    chinese.write_text(ungradable_page(assignment, ungradable_reason(course, assignment, student), student=student,
+                                       handed_in=read_timestamp(demo / "submitted" / student / assignment) or "",
+                                       language="zh", code=ungradable_code(course, assignment, student)),
+                       encoding="utf-8")
+    open_page(browser, chinese, scratch / "ungradable-zh.png")
+    save_small(scratch / "ungradable-zh.png", "ungradable-page-zh", height=640)
 
 
 def settle(user: HubUser) -> None:
