@@ -27,6 +27,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 from traitlets.config.loader import PyFileConfigLoader
 
+from grader.course_folders import AUTOGRADED, FEEDBACK, RELEASE, SOURCE, SUBMITTED
 from grader.root_trust import CONFIG_FILE, UntrustedError, config_problems, enforced, refusal
 from grader.settings import DB_URL, SQLITE_BUSY_SECONDS
 from grader.state_folders import STATE_DIR_NAME
@@ -88,7 +89,7 @@ class Course:
         """
         if assignment in ASSIGNMENTS:
             return [ASSIGNMENTS[assignment]]
-        for folder in ("source", "release") if _plain_name(assignment) else ():
+        for folder in (SOURCE, RELEASE) if _plain_name(assignment) else ():
             names = sorted(p.stem for p in (self.root / folder / assignment).glob("*.ipynb"))
             if names:
                 return names
@@ -110,7 +111,7 @@ class Course:
 
     def ordinary_assignments(self) -> list[str]:
         """Ids of the folders in ``source/`` that hold notebooks and are not the course's own assignments."""
-        source = self.root / "source"
+        source = self.root / SOURCE
         if not source.is_dir():
             return []
         return sorted(p.name for p in source.iterdir()
@@ -118,33 +119,42 @@ class Course:
 
     def submission_folder(self, student: str, assignment: str) -> Path:
         """The folder nbgrader grades one hand-in from: ``submitted/<student>/<assignment>/``."""
-        return self.root / "submitted" / student / assignment
+        return self.root / SUBMITTED / student / assignment
+
+    def autograded_folder(self, student: str, assignment: str) -> Path:
+        """The folder nbgrader grades a hand-in in: ``autograded/<student>/<assignment>/``."""
+        return self.root / AUTOGRADED / student / assignment
+
+    def feedback_folder(self, student: str, assignment: str, root: Path | None = None) -> Path:
+        """The folder of a hand-in's feedback pages: ``feedback/<student>/<assignment>/`` of this
+        course (or of ``root``, a staging folder laid out like it)."""
+        return (root or self.root) / FEEDBACK / student / assignment
 
     # The paths of "the" notebook of an assignment: its only one for the course's own assignments,
     # the first of ``notebooks`` for an ordinary one.
     def source_notebook(self, assignment: str) -> Path:
-        return self.root / "source" / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
+        return self.root / SOURCE / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def release_notebook(self, assignment: str) -> Path:
-        return self.root / "release" / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
+        return self.root / RELEASE / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def submitted_notebook(self, student: str, assignment: str) -> Path:
         return self.submission_folder(student, assignment) / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def autograded_notebook(self, student: str, assignment: str) -> Path:
-        return self.root / "autograded" / student / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
+        return self.autograded_folder(student, assignment) / f"{self.notebooks(assignment)[0]}.ipynb"
 
     def feedback_page(self, student: str, assignment: str) -> Path:
         return self.feedback_pages(student, assignment)[0]
 
     def feedback_pages(self, student: str, assignment: str) -> list[Path]:
         """Where ``nbgrader generate_feedback`` writes the page of each notebook of the submission."""
-        folder = self.root / "feedback" / student / assignment
+        folder = self.feedback_folder(student, assignment)
         return [folder / f"{name}.html" for name in self.notebooks(assignment)]
 
     def students(self, assignment: str) -> list[str]:
         """Students with a submission folder for ``assignment``, sorted."""
-        submitted = self.root / "submitted"
+        submitted = self.root / SUBMITTED
         if not submitted.is_dir():
             return []
         return sorted(p.name for p in submitted.iterdir() if (p / assignment).is_dir())
@@ -172,9 +182,9 @@ def create_course(dest: Path, with_release: bool = False) -> Course:
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(REPO_ROOT / "nbgrader_config.py", dest / "nbgrader_config.py")
     for assignment in ASSIGNMENTS:
-        shutil.copytree(REPO_ROOT / "source" / assignment, dest / "source" / assignment, dirs_exist_ok=True)
+        shutil.copytree(REPO_ROOT / SOURCE / assignment, dest / SOURCE / assignment, dirs_exist_ok=True)
         if with_release:
-            shutil.copytree(REPO_ROOT / "release" / assignment, dest / "release" / assignment, dirs_exist_ok=True)
+            shutil.copytree(REPO_ROOT / RELEASE / assignment, dest / RELEASE / assignment, dirs_exist_ok=True)
     return Course(dest)
 
 

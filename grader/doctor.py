@@ -30,6 +30,7 @@ import uuid
 from rich.console import Console
 from rich.table import Table
 
+from grader.course_folders import AUTOGRADED, SOURCE, SUBMITTED
 from grader.console import make_console
 from grader.sandbox import SandboxLimits, doctor_checks, leftovers, seccomp_profile
 from grader.sandbox import layers as L
@@ -97,20 +98,20 @@ def _make_course(root: str) -> dict[str, list[str]]:
     files = {
         "gradebook.db": "gradebook",
         "nbgrader_config.py": "c = get_config()\n",
-        os.path.join("source", "ps1", "ps1.ipynb"): "model answers",
-        os.path.join("submitted", "other", "ps1", "ps1.ipynb"): "another student's work",
-        os.path.join("autograded", "other", "ps1", "ps1.ipynb"): "another student's grades",
+        os.path.join(SOURCE, "ps1", "ps1.ipynb"): "model answers",
+        os.path.join(SUBMITTED, "other", "ps1", "ps1.ipynb"): "another student's work",
+        os.path.join(AUTOGRADED, "other", "ps1", "ps1.ipynb"): "another student's grades",
     }
     for relative, text in files.items():
         path = os.path.join(root, relative)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as handle:
             handle.write(text)
-    workdir = os.path.join(root, "autograded", "doctor", "ps1")
+    workdir = os.path.join(root, AUTOGRADED, "doctor", "ps1")
     os.makedirs(workdir)
     return {
         "secret_files": [os.path.join(root, f) for f in files],
-        "secret_dirs": [os.path.join(root, "source"), os.path.join(root, "submitted")]
+        "secret_dirs": [os.path.join(root, SOURCE), os.path.join(root, SUBMITTED)]
         + package_dirs(),
         "forbidden_dirs": [root, os.path.dirname(workdir), sys.prefix],
         "workdir": [workdir],
@@ -543,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     limits = configured_limits(settings)
     course_root = os.path.dirname(os.path.abspath(config_file)) if config_file else None
     is_course = course_root is not None and any(
-        os.path.exists(os.path.join(course_root, name)) for name in ("source", "gradebook.db"))
+        os.path.exists(os.path.join(course_root, name)) for name in (SOURCE, "gradebook.db"))
     privacy = (privacy_findings(course_root) + service_findings(course_root)) if is_course else []
     cluster, cluster_note = cluster_findings(course_root) if is_course else ([], None)
     privacy += cluster  # course rows, shown even when the sandbox cannot run

@@ -9,6 +9,7 @@ import nbformat
 from rich.console import Console
 
 from grader.course import REPO_ROOT, Course, create_course, notebook_name
+from grader.course_folders import RELEASE, SOURCE
 from grader.grading import nbgrader_apps
 from grader.grading.student_numbers import refresh_numbers_cell
 
@@ -44,7 +45,7 @@ def regenerate_release(assignments: list[str], console: Console) -> bool:
     """
     ok = True
     for assignment in assignments:
-        source = REPO_ROOT / "source" / assignment / f"{notebook_name(assignment)}.ipynb"
+        source = REPO_ROOT / SOURCE / assignment / f"{notebook_name(assignment)}.ipynb"
         if refresh_numbers_cell(source):
             console.print(f"source/{assignment}: the my_numbers cell was regenerated")
     with tempfile.TemporaryDirectory(prefix="release-") as scratch:
@@ -56,7 +57,7 @@ def regenerate_release(assignments: list[str], console: Console) -> bool:
                 console.print(f"[red]{exc}[/red]")
                 ok = False
                 continue
-            target = REPO_ROOT / "release" / assignment
+            target = REPO_ROOT / RELEASE / assignment
             shutil.rmtree(target, ignore_errors=True)
             target.mkdir(parents=True)
             shutil.copy2(generated, target / generated.name)
@@ -67,7 +68,7 @@ def regenerate_release(assignments: list[str], console: Console) -> bool:
 def release_differences(course: Course, assignment: str) -> list[str]:
     """Cells where the committed release differs from a fresh generation in ``course`` (empty: same)."""
     fresh = nbformat.read(generate_release(course, assignment), as_version=4)
-    committed = nbformat.read(REPO_ROOT / "release" / assignment / f"{notebook_name(assignment)}.ipynb", as_version=4)
+    committed = nbformat.read(REPO_ROOT / RELEASE / assignment / f"{notebook_name(assignment)}.ipynb", as_version=4)
     differences = []
     if len(fresh.cells) != len(committed.cells):
         differences.append(f"{len(committed.cells)} cells committed, {len(fresh.cells)} generated")

@@ -15,7 +15,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS: list[set[str]] = [
-    {"grader.settings", "grader.state_folders", "grader.root_trust", "grader.course", "grader.console", "grader.fonts",
+    {"grader.settings", "grader.state_folders", "grader.root_trust", "grader.course", "grader.course_folders", "grader.console", "grader.fonts",
      "grader.code_version", "grader.kernel_side", "grader.service_policy", "grader.formats", "grader.language",
      "solutions"},
     {"grader.pages", "grader.sandbox", "grader.checks", "grader.probe", "grader.policy"},

@@ -30,6 +30,7 @@ from pathlib import Path
 from grader import formats
 from grader.code_version import grader_version, hash_tree
 from grader.course import Course
+from grader.course_folders import SOURCE
 from grader.grading.seeds import course_secret
 from grader.settings import setting
 from grader.state_folders import RUN_RECORDS
@@ -41,8 +42,8 @@ POLICY_FILE_DEFAULT = setting("CoursePolicy", "policy_file").default
 def fingerprint(course: Course, assignment: str, student: str) -> str:
     """A hash of every grading input of one submission (hex)."""
     digest = hashlib.sha256()
-    hash_tree(digest, course.root / "submitted" / student / assignment, "submission")
-    hash_tree(digest, course.root / "source" / assignment, "source")
+    hash_tree(digest, course.submission_folder(student, assignment), "submission")
+    hash_tree(digest, course.root / SOURCE / assignment, "source")
     config = course.root / "nbgrader_config.py"
     digest.update(b"[config]" + (config.read_bytes() if config.exists() else b"<missing>"))
     policy = course.root / POLICY_FILE_DEFAULT

@@ -50,12 +50,12 @@ def record_ungradable(course: Course, assignment: str, student: str, refusal: Re
     path.write_text(kept.as_record(), encoding="utf-8")
     # nbgrader's formgrader lists a submission as graded (with its 0) only when its autograded folder
     # exists and the gradebook timestamp equals the submitted one; otherwise "needs autograding".
-    (course.root / "autograded" / student / assignment).mkdir(parents=True, exist_ok=True)
+    course.autograded_folder(student, assignment).mkdir(parents=True, exist_ok=True)
 
 
 def submitted_timestamp(course: Course, assignment: str, student: str) -> datetime | None:
     """The UTC time in ``submitted/<student>/<assignment>/timestamp.txt``, or None when absent or unreadable."""
-    text = read_timestamp(course.root / "submitted" / student / assignment)
+    text = read_timestamp(course.submission_folder(student, assignment))
     try:
         return parse_utc(text) if text is not None else None
     except ValueError:

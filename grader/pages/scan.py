@@ -14,6 +14,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
+from grader.course_folders import AUTOGRADED, FEEDBACK, SUBMITTED
 from grader.pages.csp import CONTENT_SECURITY_POLICY
 from grader.state_folders import REFUSAL_STAGING, STATE_DIR_NAME
 
@@ -99,9 +100,9 @@ def find_active_content(html: str | bytes, *, document: bool = False) -> list[st
 #: what writes each again: feedback and status pages, the class reports with their similarity
 #: view, the refused hand-ins' status pages waiting for release.
 PAGE_FOLDERS: dict[str, str] = {
-    "feedback": "nbgrader generate_feedback --force (status pages: the grading service writes them again)",
+    FEEDBACK: "nbgrader generate_feedback --force (status pages: the grading service writes them again)",
     "reports": "grader report",
-    f"{STATE_DIR_NAME}/{REFUSAL_STAGING}/feedback": "the grading service (it writes a refused hand-in's page again)",
+    f"{STATE_DIR_NAME}/{REFUSAL_STAGING}/{FEEDBACK}": "the grading service (it writes a refused hand-in's page again)",
 }
 
 
@@ -192,7 +193,7 @@ def pages_of_course(root: Path) -> list[Path]:
     root = Path(root)
     pages = sorted(path for folder in PAGE_FOLDERS if (root / folder).is_dir()
                    for path in (root / folder).rglob("*.html"))
-    notebooks = sorted((root / "autograded").rglob("*.ipynb")) if (root / "autograded").is_dir() else []
+    notebooks = sorted((root / AUTOGRADED).rglob("*.ipynb")) if (root / AUTOGRADED).is_dir() else []
     return pages + notebooks
 
 
@@ -205,7 +206,7 @@ def student_id_findings(root: Path) -> list[Finding]:
     """A finding for every student folder (under submitted/, autograded/, feedback/) whose name
     holds markup characters."""
     found = []
-    for area in ("submitted", "autograded", "feedback"):
+    for area in (SUBMITTED, AUTOGRADED, FEEDBACK):
         folder = Path(root) / area
         if not folder.is_dir():
             continue

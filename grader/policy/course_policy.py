@@ -105,7 +105,7 @@ class PolicyBook:
         timestamps = gradebook.timestamps
         for assignment in (gradebook.due if hand_ins else ()):
             for someone in [student] if student is not None else course_students(course, assignment):
-                stamp = read_timestamp(course.root / "submitted" / someone / assignment)
+                stamp = read_timestamp(course.submission_folder(someone, assignment))
                 if stamp and assignment not in timestamps.get(someone, {}):
                     timestamps.setdefault(someone, {})[assignment] = _parse_stamp(stamp)
         settings = class_policy(config, gradebook.due)

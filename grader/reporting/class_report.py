@@ -91,7 +91,7 @@ def build_report(course: Course, assignment: str) -> ClassReport:
 def _verdicts(course: Course, assignment: str, student: str) -> tuple[dict[str, dict], int]:
     """(check name -> trusted verdict record, number of records ignored) of a student's autograded
     notebooks of ``assignment`` (every ``.ipynb`` in ``autograded/<student>/<assignment>/``)."""
-    folder = course.root / "autograded" / student / assignment
+    folder = course.autograded_folder(student, assignment)
     records, ignored = {}, 0
     paths = sorted(folder.glob("*.ipynb")) if folder.is_dir() and not folder.is_symlink() else []
     for path in paths:

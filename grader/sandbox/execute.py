@@ -43,6 +43,7 @@ from sqlalchemy.exc import ArgumentError
 from traitlets import default
 
 from grader.course import course_root_of
+from grader.course_folders import SUBMITTED
 from grader.kernel_side import METADATA_KEY, PROBE_MIME
 from grader.settings import traits_of
 
@@ -156,7 +157,7 @@ class SandboxedExecute(Execute):
         info, working = resources.get("nbgrader", {}), resources.get("metadata", {}).get("path")
         if not (working and info.get("student") and info.get("assignment")):
             return
-        submitted = self.config.get("CourseDirectory", {}).get("submitted_directory") or "submitted"
+        submitted = self.config.get("CourseDirectory", {}).get("submitted_directory") or SUBMITTED
         source = Path(self.course_root, submitted, info["student"], info["assignment"])
         for relative in remove_copies_of_links(source, Path(working)):
             self.log.warning("Removed %s from the working folder: it was a link or special file in the "

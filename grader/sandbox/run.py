@@ -29,6 +29,7 @@ import tempfile
 import time
 
 from grader import formats
+from grader.course_folders import AUTOGRADED, FEEDBACK, SOURCE, SUBMITTED
 from grader.state_folders import STATE_DIR_NAME
 
 from . import layers as L
@@ -46,7 +47,7 @@ LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launcher.py
 SANDBOX_HOME = "/home/student"
 SANDBOX_TMP = "/tmp"
 # Entries of a course directory that a kernel working inside it must never contain.
-COURSE_SECRETS = ("source", "submitted", "autograded", "feedback", "gradebook.db",
+COURSE_SECRETS = (SOURCE, SUBMITTED, AUTOGRADED, FEEDBACK, "gradebook.db",
                   "nbgrader_config.py", "solutions", "grader", STATE_DIR_NAME)
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")

@@ -24,6 +24,8 @@ import shutil
 import stat
 from pathlib import Path
 
+from grader.course_folders import SUBMITTED
+
 MAX_TIMESTAMP_BYTES = 4096  # nbgrader's timestamp is one line of ~30 characters
 MAX_NOTEBOOK_BYTES = 64 * 1024 ** 2  # a submitted notebook larger than this is not read at all
 
@@ -116,7 +118,7 @@ def make_pre_convert_hook(course_root: str | os.PathLike):
     nbgrader calls the hook once per submission with the paths of its notebooks, after deciding to
     grade it and before copying any of its files.
     """
-    submitted_root = os.path.realpath(os.path.join(course_root, "submitted"))
+    submitted_root = os.path.realpath(os.path.join(course_root, SUBMITTED))
 
     def quarantine_before_copy(assignment=None, student=None, notebooks=(), **_):
         for folder in sorted({os.path.dirname(os.path.abspath(path)) for path in notebooks or ()}):

@@ -30,6 +30,7 @@ from nbgrader.exchange.exchange_factory import ExchangeFactory
 from nbgrader.utils import parse_utc
 
 from grader.course import Course, load_config, read_timestamp
+from grader.course_folders import SUBMITTED
 from grader.grading.admission import Refusal, assignment_refusal, refused, student_id_refusal
 from grader.service.inbound import (
     SECRET_FILE,
@@ -147,7 +148,7 @@ class CourseExchange:
 
     def _plugin_collect(self, folder: InboundFolder, dest: Path) -> Collected:
         staging = self.course.state_dir / COLLECT_STAGING
-        collected = staging / "submitted" / folder.student / folder.assignment
+        collected = staging / SUBMITTED / folder.student / folder.assignment
         if collected.exists():
             shutil.rmtree(collected)
         coursedir = self._coursedir(folder.assignment, folder.student)

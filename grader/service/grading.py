@@ -75,7 +75,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
     steps = _Steps()
     course = Course(Path(course_root))
     archive_dir = Path(archive)
-    submitted = course.root / "submitted" / student / assignment
+    submitted = course.submission_folder(student, assignment)
     if submitted.exists():
         shutil.rmtree(submitted)
     shutil.copytree(archive_dir / HANDIN, submitted)
@@ -90,7 +90,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
     steps.done("grade")
     if refusal is None:
         # the kernel worked in autograded/: the feedback is made with the service's timestamp and secret
-        pages.write_recorded_files(course.root / "autograded" / student / assignment, archive_dir / HANDIN)
+        pages.write_recorded_files(course.autograded_folder(student, assignment), archive_dir / HANDIN)
         result = nbgrader_apps.generate_feedback_warm(course, assignment, student)
         if not (result["success"] and all(page.exists() for page in course.feedback_pages(student, assignment))):
             refusal = refused("feedback-failed", "the feedback page could not be generated; the instructor has been told")
@@ -104,11 +104,11 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
     else:
         problem = first_problem_of_notebook(course, assignment, student)
     # what the kernel left in its working folder (autograded/) came along into feedback/: dropped
-    pages.keep_only_recorded(course, course.root / "feedback" / student / assignment, assignment, archive_dir / HANDIN)
+    pages.keep_only_recorded(course, course.feedback_folder(student, assignment), assignment, archive_dir / HANDIN)
     feedback_copy = archive_dir / FEEDBACK
     if feedback_copy.exists():
         shutil.rmtree(feedback_copy)
-    shutil.copytree(course.root / "feedback" / student / assignment, feedback_copy)
+    shutil.copytree(course.feedback_folder(student, assignment), feedback_copy)
     steps.done("record")
     return Result(refusal is None, score, max_score, problem, time.perf_counter() - started,
                   steps.seconds, None if refusal is None else refusal.code).as_dict()

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from grader.course import Course
+from grader.course_folders import FEEDBACK
 from grader.grading.readable_text import is_page_name
 from grader.grading.status_page import refusal_detail, status_page
 from grader.language.catalogue import SOURCE_LANGUAGE, translate
@@ -55,7 +56,7 @@ def place(course: Course, student: str, assignment: str, archive: Path, page: st
     is also written under the name of every other notebook in the hand-in (a misnamed notebook
     still gets the page that says what is wrong with it).
     """
-    folder = (root or course.root) / "feedback" / student / assignment
+    folder = course.feedback_folder(student, assignment, root)
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
@@ -115,7 +116,7 @@ def place_for_author(staging: Path, author: str, label: str, key: AnswerKey, pag
     of the author's own copy of the hand-in), beside the secret verbatim. ``label`` names the
     folder only (the assignment the folder names, or a stand-in): the page is found by the secret.
     """
-    folder = staging / "feedback" / author / label
+    folder = staging / FEEDBACK / author / label
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)

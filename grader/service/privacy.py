@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.course import REPO_ROOT, Course
+from grader.course_folders import AUTOGRADED, FEEDBACK, SOURCE, SUBMITTED
 from grader.state_folders import STATE_DIR_NAME
 
 INSTRUCTOR_BITS = 0o050  # group read and search: what the instructor's group keeps
-COURSE_PATHS = ("source", "gradebook.db", "gradebook.db-wal", "gradebook.db-shm", "autograded",
-                "submitted", "feedback", STATE_DIR_NAME, "nbgrader_config.py")
+COURSE_PATHS = (SOURCE, "gradebook.db", "gradebook.db-wal", "gradebook.db-shm", AUTOGRADED,
+                SUBMITTED, FEEDBACK, STATE_DIR_NAME, "nbgrader_config.py")
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def private_paths(course: Course) -> list[tuple[Path, str]]:
     paths += [(Path(p), "package only the grading process reads (model answers, checks)")
               for p in package_dirs()]
     if course.root.resolve() != REPO_ROOT.resolve():
-        paths.append((REPO_ROOT / "source", "the repository's model answers"))
+        paths.append((REPO_ROOT / SOURCE, "the repository's model answers"))
     return [(p, what) for p, what in paths if os.path.lexists(p)]
 
 

@@ -777,12 +777,12 @@ class GradingLoop:
         if archive:
             if (archive_dir / FEEDBACK).exists():
                 shutil.rmtree(archive_dir / FEEDBACK)
-            shutil.copytree(self.course.root / "feedback" / row.student / row.assignment,
+            shutil.copytree(self.course.feedback_folder(row.student, row.assignment),
                             archive_dir / FEEDBACK)
         self.exchange.release_feedback(row.assignment, row.student)
 
     def _release(self, row: Row, feedback: Path) -> None:
-        folder = self.course.root / "feedback" / row.student / row.assignment
+        folder = self.course.feedback_folder(row.student, row.assignment)
         if folder.exists():
             shutil.rmtree(folder)
         shutil.copytree(feedback, folder)

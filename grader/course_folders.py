@@ -1,0 +1,12 @@
+"""The names of a course folder's nbgrader folders (nbgrader's ``CourseDirectory`` defaults), named once.
+
+A module of constants only, with no imports, so that the sandbox's launcher side can use them as
+cheaply as ``grader.course`` does.
+"""
+from __future__ import annotations
+
+SOURCE = "source"          # the instructor's source notebooks (model answers)
+RELEASE = "release"        # the student versions nbgrader generates
+SUBMITTED = "submitted"    # submitted/<student>/<assignment>/: hand-ins as collected
+AUTOGRADED = "autograded"  # autograded/<student>/<assignment>/: where nbgrader grades them
+FEEDBACK = "feedback"      # feedback/<student>/<assignment>/: the pages nbgrader generates
