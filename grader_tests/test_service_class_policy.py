@@ -1,4 +1,4 @@
-"""Course policy: the hourly limit, feedback held until the due date, late hand-ins."""
+"""The grading service's class-wide rules: the hourly limit, feedback held until the due date, late hand-ins."""
 from __future__ import annotations
 
 import time
