@@ -52,8 +52,8 @@ CANARY_ENV = ("NBGRADER_EXECUTION", "GRADER_DOCTOR_CANARY")
 
 
 @dataclasses.dataclass(frozen=True)
-class Finding:
-    """One row of the report."""
+class ProtectionRow:
+    """One row of `grader doctor`'s report: a protection, whether it is active, and why."""
 
     protection: str
     active: bool
@@ -233,7 +233,7 @@ def _quota_in_place(run: SandboxRun, quota: float | None) -> bool:
         return False
 
 
-def attack_tree(limits: SandboxLimits) -> list[Finding]:
+def attack_tree(limits: SandboxLimits) -> list[ProtectionRow]:
     """The whole-tree layers (control group, working-folder quota), probed with small limits."""
     probe = dataclasses.replace(limits, require_sandbox=False, **TREE_PROBE)
     with tempfile.TemporaryDirectory(prefix="sandbox-doctor-tree-") as folder:
@@ -253,8 +253,8 @@ def attack_tree(limits: SandboxLimits) -> list[Finding]:
 
     def row(protection, active, detail, layer):
         if layer in missing:
-            return Finding(protection, False, f"{missing[layer]}; {detail}")
-        return weaker_row(run, Finding(protection, bool(active), detail), layer)
+            return ProtectionRow(protection, False, f"{missing[layer]}; {detail}")
+        return weaker_row(run, ProtectionRow(protection, bool(active), detail), layer)
 
     used, wall = findings["cpu"]
     throttled = cpu_stat.get("nr_throttled", 0) or cpu_stat.get("nr_throttled_usec", 0)
@@ -270,7 +270,7 @@ def attack_tree(limits: SandboxLimits) -> list[Finding]:
             L.CGROUPS),
         row("memory of the process tree", tree_memory_ok, f"{findings['tree_memory'][1]} ({configured})",
             L.CGROUPS),
-        (Finding("CPU share and quota", False, f"{cpu_detail}; none without root: "
+        (ProtectionRow("CPU share and quota", False, f"{cpu_detail}; none without root: "
                  f"{run.support.weaker[L.CGROUPS]}", absent_without_root=True)
          if run.cgroup is None and L.CGROUPS in run.support.weaker else
          row("CPU share and quota", quota is not None and quota_set and used <= quota * wall * 1.3 + 0.3,
@@ -282,7 +282,7 @@ def attack_tree(limits: SandboxLimits) -> list[Finding]:
     ]
 
 
-def check_output_limits(settings: dict) -> Finding:
+def check_output_limits(settings: dict) -> ProtectionRow:
     """A sandboxed kernel (the course's settings, small output limits) prints four cells of
     ``OUTPUT_PROBE_PRINT`` bytes: the grading process must keep two and cut the others, each with
     its note. The detail names the configured limits."""
@@ -301,14 +301,14 @@ def check_output_limits(settings: dict) -> Finding:
     kept = [sum(len(o.get("text", "")) for o in cell.outputs) for cell in nb.cells]
     noted = [any(o.get("evalue") == probe.notebook_limit_note() for o in cell.outputs) for cell in nb.cells]
     active = kept[2:] == [0, 0] and noted == [False, False, True, True] and min(kept[:2]) > OUTPUT_PROBE_PRINT
-    return Finding("output limits", active, (
+    return ProtectionRow("output limits", active, (
         f"4 cells printing {OUTPUT_PROBE_PRINT // 1024} KiB each: {sum(k > 0 for k in kept)} kept, "
         f"{sum(noted)} cut with a note (probe limit {OUTPUT_PROBE['max_notebook_output_bytes'] // 1024} KiB "
         f"per notebook); configured {configured.max_output_bytes / MiB:g} MiB per cell, "
         f"{configured.max_notebook_output_bytes / MiB:g} MiB per notebook"))
 
 
-def check_leftover_cleanup(limits: SandboxLimits) -> Finding:
+def check_leftover_cleanup(limits: SandboxLimits) -> ProtectionRow:
     """Abandon a prepared sandbox as a SIGKILLed grader would; the next sweep must remove it."""
     probe = dataclasses.replace(limits, require_sandbox=False)
     with tempfile.TemporaryDirectory(prefix="sandbox-doctor-leftover-") as folder:
@@ -324,19 +324,19 @@ def check_leftover_cleanup(limits: SandboxLimits) -> Finding:
         finally:
             run.cleanup()
     mine = [line for line in swept if run_dir in line]
-    return Finding("leftover clean-up", gone and bool(mine),
+    return ProtectionRow("leftover clean-up", gone and bool(mine),
                    mine[0] if mine else f"the abandoned run {run_dir} was not removed")
 
 
 def assess(findings: dict, run: SandboxRun, leftovers: list[int],
-           limits: SandboxLimits) -> list[Finding]:
+           limits: SandboxLimits) -> list[ProtectionRow]:
     """Turn the raw findings into one row per protection."""
     missing = run.missing_layers
 
     def row(protection, blocked, detail, layer=None):
         if layer in missing:
             detail = f"{missing[layer]}; {detail}"
-        return weaker_row(run, Finding(protection, bool(blocked), detail), layer)
+        return weaker_row(run, ProtectionRow(protection, bool(blocked), detail), layer)
 
     reads, writes = findings["read"], findings["write"]
     leaked = [detail for blocked, detail in reads + writes if not blocked]
@@ -368,7 +368,7 @@ def assess(findings: dict, run: SandboxRun, leftovers: list[int],
     return rows
 
 
-def weaker_row(run: SandboxRun, finding: Finding, layer: str | None) -> Finding:
+def weaker_row(run: SandboxRun, finding: ProtectionRow, layer: str | None) -> ProtectionRow:
     """``finding`` marked weaker, with how, when the run provides ``layer`` in the weaker form of
     the sandbox without root (``grader.sandbox.unprivileged``)."""
     how = run.support.weaker.get(layer)
@@ -378,16 +378,16 @@ def weaker_row(run: SandboxRun, finding: Finding, layer: str | None) -> Finding:
                                detail=f"{finding.detail}; weaker without root: {how}")
 
 
-def mode_finding(support: L.LayerSupport) -> Finding:
+def mode_finding(support: L.LayerSupport) -> ProtectionRow:
     """The row that says how the sandbox is built here: as root, or in user namespaces."""
     if support.as_root:
-        return Finding("sandbox mode", True, "built as root: a private uid per kernel, control groups")
-    return Finding("sandbox mode", not support.missing, (
+        return ProtectionRow("sandbox mode", True, "built as root: a private uid per kernel, control groups")
+    return ProtectionRow("sandbox mode", not support.missing, (
         f"built without root (uid {os.geteuid()}) in {support.mode}s; layers marked weaker hold "
         "less than as root (sudo grader doctor probes the root sandbox)"), weaker=True)
 
 
-def print_table(rows: list[Finding], console: Console | None = None) -> None:
+def print_table(rows: list[ProtectionRow], console: Console | None = None) -> None:
     table = Table(title="Grading sandbox: protections probed from inside")
     table.add_column("protection")
     table.add_column("status")
@@ -400,7 +400,7 @@ def print_table(rows: list[Finding], console: Console | None = None) -> None:
     (console or make_console()).print(table)
 
 
-def privacy_findings(course_root: str) -> list[Finding]:
+def privacy_findings(course_root: str) -> list[ProtectionRow]:
     """Course paths other accounts can reach (``grader.service.privacy``): one row each with the
     command that closes it, or one "course privacy: active" row when there is none; and a row for
     an exchange course folder another account owns (it blocks ``nbgrader release_assignment``).
@@ -416,17 +416,17 @@ def privacy_findings(course_root: str) -> list[Finding]:
     exchange = CourseExchange(course)
     owned = exchange_owner_problems(exchange_root(exchange), exchange.course_id, (course.root.stat().st_uid,))
     problems = course_problems(course)
-    findings = [Finding("exchange folder owner", False, f"{p.path}: {p.what}; run `{p.command}`")
+    findings = [ProtectionRow("exchange folder owner", False, f"{p.path}: {p.what}; run `{p.command}`")
                 for p in owned]
     if not problems:
-        return findings + [Finding("course privacy", True, f"{course_root}: no course path is readable by "
+        return findings + [ProtectionRow("course privacy", True, f"{course_root}: no course path is readable by "
                                                            "other accounts")]
-    return findings + [Finding(f"course privacy: {p.what}", False,
+    return findings + [ProtectionRow(f"course privacy: {p.what}", False,
                                f"{p.path} has mode {p.mode:04o}; run `{p.command}` (or grader watch "
                                "--fix-permissions)") for p in problems]
 
 
-def service_findings(course_root: str) -> list[Finding]:
+def service_findings(course_root: str) -> list[ProtectionRow]:
     """What the grading service does with a hand-in (``grader.service.inbound``), probed for real:
     a hand-in holding a link to a planted file is refused before anything is copied, and a clean
     one is copied whole; the hand-in budget and the owner check as the course sets them."""
@@ -459,26 +459,26 @@ def service_findings(course_root: str) -> list[Finding]:
             leaked = any(canary.read_text() in p.read_text(errors="replace")
                          for p in Path(top).glob("out2/**/*") if p.is_file())
             refused, why = not leaked, str(exc)
-    rows = [Finding("grading service: no link followed in hand-ins", refused and copied.notebooks == ("probe.ipynb",),
+    rows = [ProtectionRow("grading service: no link followed in hand-ins", refused and copied.notebooks == ("probe.ipynb",),
                     f"a probe hand-in with a link was refused ({why}); a clean one was copied"),
-            Finding("grading service: hand-in budget", True,
+            ProtectionRow("grading service: hand-in budget", True,
                     f"at most {budget.max_bytes / 1e6:g} MB, {budget.max_entries} files and folders, "
                     f"{budget.max_notebooks} notebooks, {budget.max_depth} folders deep per hand-in "
                     "(c.GradingService.max_handin_*)")]
     policy = load_service_policy(course)
     with tempfile.TemporaryDirectory(prefix="grader-doctor-budgets-", dir=course.state_dir) as probe:
         sparse_whole = sparse_file_counts_whole(Path(probe))
-    rows.append(Finding("grading service: per-account budgets", sparse_whole, budgets_summary(policy)
+    rows.append(ProtectionRow("grading service: per-account budgets", sparse_whole, budgets_summary(policy)
                         + ("" if sparse_whole else "; a sparse file in the archive was NOT counted whole")))
     owner_checked = CourseExchange(course).check_owner
-    rows.append(Finding("grading service: a hand-in speaks only for its owner", owner_checked,
+    rows.append(ProtectionRow("grading service: a hand-in speaks only for its owner", owner_checked,
                         "folders owned by root, by no account or by another account than the one "
                         "they name are refused" if owner_checked else
                         "c.ExchangeCollect.check_owner = False: any account can hand in under any name"))
     return rows
 
 
-def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
+def cluster_findings(course_root: str) -> tuple[list[ProtectionRow], str | None]:
     """The course's grading-cluster certificates (``grader.scheduling.cluster_security``): one row when a
     certificates folder is there or configured, else a note (a course graded locally needs none);
     nothing without Dask distributed installed."""
@@ -495,10 +495,10 @@ def cluster_findings(course_root: str) -> tuple[list[Finding], str | None]:
     report = certificates_report(course)
     if report is None:
         return [], not_configured_note(course)
-    return [Finding("cluster certificates (mutual TLS)", *report)], None
+    return [ProtectionRow("cluster certificates (mutual TLS)", *report)], None
 
 
-def lms_findings(course_root: str) -> list[Finding]:
+def lms_findings(course_root: str) -> list[ProtectionRow]:
     """One row for the course's LMS score passback (``grader.lti``) when a platform is registered:
     scores the platform rejected or that could not be posted, with its reason."""
     from pathlib import Path
@@ -507,7 +507,7 @@ def lms_findings(course_root: str) -> list[Finding]:
     from grader.lti.health import passback_health
 
     health = passback_health(Course(Path(course_root).resolve()).state_dir)
-    return [] if health is None else [Finding("LMS score passback (LTI 1.3)", *health)]
+    return [] if health is None else [ProtectionRow("LMS score passback (LTI 1.3)", *health)]
 
 
 def refuse_untrusted(config_file: str | None) -> None:
@@ -563,7 +563,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(check_output_limits(settings))
         rows.append(check_leftover_cleanup(limits))
     except (SandboxError, RuntimeError, OSError, subprocess.SubprocessError) as exc:
-        rows.append(Finding("whole-tree limits", False, f"the probe could not run: {exc}"))
+        rows.append(ProtectionRow("whole-tree limits", False, f"the probe could not run: {exc}"))
     rows += privacy
     print_table(rows)
     if cluster_note:

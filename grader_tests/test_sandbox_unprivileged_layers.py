@@ -139,19 +139,19 @@ def test_as_root_the_demo_has_no_weaker_layers_to_name(monkeypatch):
 
 
 def test_the_doctor_marks_an_active_layer_of_the_sandbox_without_root_weaker_and_says_how(namespaces_allowed):
-    from grader.doctor import Finding, weaker_row
+    from grader.doctor import ProtectionRow, weaker_row
 
     support = L.unprivileged_support(UNSHARE)
     run = dataclasses.make_dataclass("Run", ["support"])(support)
-    row = weaker_row(run, Finding(L.WORKDIR_QUOTA, True, "writing past 16 MiB failed"), L.WORKDIR_QUOTA)
+    row = weaker_row(run, ProtectionRow(L.WORKDIR_QUOTA, True, "writing past 16 MiB failed"), L.WORKDIR_QUOTA)
     assert row.weaker and row.active and "not copied back" in row.detail
 
 
 def test_the_doctor_leaves_a_layer_kept_without_root_unmarked(namespaces_allowed):
-    from grader.doctor import Finding, weaker_row
+    from grader.doctor import ProtectionRow, weaker_row
 
     run = dataclasses.make_dataclass("Run", ["support"])(L.unprivileged_support(UNSHARE))
-    assert not weaker_row(run, Finding(L.NETWORK, True, "unreachable"), L.NETWORK).weaker
+    assert not weaker_row(run, ProtectionRow(L.NETWORK, True, "unreachable"), L.NETWORK).weaker
 
 
 def test_kernel_release_reads_major_and_minor():
