@@ -98,6 +98,7 @@ _attempts = partial(Setting, "AttemptCredit")
 _feedback = partial(Setting, "FeedbackExporter")
 _service = partial(Setting, "GradingService")
 _policy = partial(Setting, "CoursePolicy")
+_lms = partial(Setting, "LmsPassback")
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -307,6 +308,13 @@ SETTINGS: tuple[Setting, ...] = (
     _service("instructor_group", "text", "", "",
              "A group whose members may read (never write) the course folder root owns: course "
              "paths of that group keep its read and search bits. Empty: only root reads the course."),
+
+    # ---- scores posted to the LMS (grader.lti): when a post that failed is tried again ----------
+    _lms("first_retry_seconds", "number", 60.0, "s",
+         "Seconds before a score post the LMS refused or could not take is tried again; each further "
+         "failure of the same post doubles the wait, up to `longest_retry_seconds`.", minimum=1),
+    _lms("longest_retry_seconds", "number", 6 * 3600.0, "s",
+         "The longest wait between two tries of one score post.", minimum=1),
 )
 
 

@@ -6,7 +6,7 @@ import pytest
 from lti_platform import LtiPlatform
 
 from grader.course import Course
-from grader.lti.journal import CLAIM_SECONDS, PENDING, POSTED, REJECTED, PassbackJournal, backoff_seconds
+from grader.lti.journal import CLAIM_SECONDS, PENDING, POSTED, REJECTED, Backoff, PassbackJournal
 from grader.lti.passback import journal_of, post_due
 from grader.lti.registration import Platform, RegistrationError, save_platform
 from grader.lti.tool_keys import tool_key
@@ -24,6 +24,7 @@ def platform():
 def course(tmp_path, platform) -> Course:
     """A course folder registered with the platform, whose student ada is the platform's lms-ada."""
     course = Course(tmp_path)
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
     platform.register_tool(tool_key(course.state_dir).jwks())
     save_platform(course.state_dir, Platform(platform.issuer, "grader-tool", "deployment-1", platform.auth_url,
                                              platform.token_url, platform.jwks_url, platform.lineitems_url))
@@ -56,8 +57,15 @@ def test_a_newer_grading_replaces_an_unposted_older_one(tmp_path):
 
 
 def test_the_backoff_doubles_up_to_its_longest():
-    assert [backoff_seconds(n) for n in (1, 2, 3)] == [60, 120, 240]
-    assert backoff_seconds(100) == 6 * 3600
+    assert [Backoff().seconds(n) for n in (1, 2, 3)] == [60, 120, 240]
+    assert Backoff().seconds(100) == 6 * 3600
+
+
+def test_the_courses_retry_settings_set_the_backoff(course):
+    with open(course.root / "nbgrader_config.py", "a") as config:
+        config.write("c.LmsPassback.first_retry_seconds = 5\nc.LmsPassback.longest_retry_seconds = 15\n")
+    with journal_of(course) as journal:
+        assert [journal.backoff.seconds(n) for n in (1, 2, 3, 4)] == [5, 10, 15, 15]
 
 
 def test_a_rejected_score_waits_for_its_backoff_then_is_posted(course, platform):
@@ -65,8 +73,8 @@ def test_a_rejected_score_waits_for_its_backoff_then_is_posted(course, platform)
     first = post_due(course, now=GRADED_AT)
     assert first.failed == 1 and states(course) == [(REJECTED, 1)]
     platform.enrol("lms-ada")
-    assert post_due(course, now=GRADED_AT + backoff_seconds(1) - 1).posted == 0
-    assert post_due(course, now=GRADED_AT + backoff_seconds(1)).posted == 1
+    assert post_due(course, now=GRADED_AT + Backoff().seconds(1) - 1).posted == 0
+    assert post_due(course, now=GRADED_AT + Backoff().seconds(1)).posted == 1
     assert states(course) == [(POSTED, 2)]
     assert platform.gradebook("01_variance") == {"lms-ada": 7.0}
 
@@ -108,7 +116,7 @@ def test_a_line_item_deleted_in_the_lms_is_made_again_at_the_next_try(course, pl
     platform.line_items.clear()  # an instructor deletes the column in the LMS gradebook
     add_score(course, run="run-2", score=9.0)
     assert post_due(course, now=GRADED_AT + 1).failed == 1  # 404 from the deleted line item
-    assert post_due(course, now=GRADED_AT + 1 + backoff_seconds(1)).posted == 1
+    assert post_due(course, now=GRADED_AT + 1 + Backoff().seconds(1)).posted == 1
     assert platform.gradebook("01_variance") == {"lms-ada": 9.0}
     assert len(platform.line_items) == 1
 

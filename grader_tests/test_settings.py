@@ -26,6 +26,7 @@ CONFIGURABLES = {
     "GenerateFeedback": "grader.grading.nbgrader_apps:PagesOnlyFeedback",
     "GradingService": "grader.service_policy:GradingService",
     "CoursePolicy": "grader.policy.course_policy:CoursePolicy",
+    "LmsPassback": "grader.lti.passback:LmsPassback",
 }
 
 

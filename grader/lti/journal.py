@@ -4,7 +4,7 @@ A score is one row per (assignment, student, grading run); the grading run is th
 fingerprint of every grading input (:mod:`grader.grading.run_record`), so grading the same inputs
 again adds nothing and the score is posted once. A row is ``pending`` until the platform takes it
 (``posted``); a post the platform refuses is ``rejected`` with the platform's answer as its reason,
-and both are tried again after a backoff (:func:`backoff_seconds`) or at once by
+and both are tried again after a backoff (:class:`Backoff`) or at once by
 ``grader lti resend``. The journal also holds each hub account's LMS user (``sub``) and each
 assignment's line item.
 """
@@ -14,12 +14,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.settings import SQLITE_BUSY_SECONDS
+from grader.settings import SQLITE_BUSY_SECONDS, setting
 
 PENDING, POSTED, REJECTED = "pending", "posted", "rejected"
-#: Seconds before the first retry; each further failure doubles it, up to :data:`LONGEST_BACKOFF`.
-FIRST_BACKOFF = 60
-LONGEST_BACKOFF = 6 * 3600
 #: Seconds a process holds a score it is posting; another process leaves it alone until then (a
 #: process that died while posting leaves it to the next pass after this time).
 CLAIM_SECONDS = 300
@@ -66,15 +63,25 @@ class ScoreRow:
     posted_at: float | None
 
 
-def backoff_seconds(attempts: int) -> float:
-    """Seconds to wait after the ``attempts``-th failed post (1, 2, ...): 60, 120, 240 ... at most 6 h."""
-    return min(LONGEST_BACKOFF, FIRST_BACKOFF * 2 ** max(0, attempts - 1))
+@dataclass(frozen=True)
+class Backoff:
+    """When a failed post is tried again: ``first`` seconds after the first failure, doubling with
+    each further one, at most ``longest`` seconds (``c.LmsPassback.first_retry_seconds`` and
+    ``longest_retry_seconds``)."""
+
+    first: float = setting("LmsPassback", "first_retry_seconds").default
+    longest: float = setting("LmsPassback", "longest_retry_seconds").default
+
+    def seconds(self, attempts: int) -> float:
+        """Seconds to wait after the ``attempts``-th failed post (1, 2, ...)."""
+        return min(self.longest, self.first * 2 ** max(0, attempts - 1))
 
 
 class PassbackJournal:
     """The journal in ``path``; safe to open from several processes."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, backoff: Backoff = Backoff()):
+        self.backoff = backoff
         self.db = sqlite3.connect(Path(path), timeout=SQLITE_BUSY_SECONDS, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(_SCHEMA)
@@ -141,7 +148,7 @@ class PassbackJournal:
         attempts = self.db.execute("SELECT attempts FROM scores WHERE id = ?", (row_id,)).fetchone()[0] + 1
         self.db.execute("UPDATE scores SET state = ?, attempts = ?, reason = ?, next_try = ?, claimed_until = 0 "
                         "WHERE id = ?", (REJECTED if rejected else PENDING, attempts, reason,
-                                         now + backoff_seconds(attempts), row_id))
+                                         now + self.backoff.seconds(attempts), row_id))
 
     def wait(self, row_id: int, reason: str) -> None:
         """A score that cannot be posted until something is done (``reason`` says what); not a failed post."""

@@ -14,22 +14,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
+from traitlets.config import Configurable
 
-from grader.course import Course
+from grader.course import Course, load_config
 from grader.grading.run_record import read_record
 from grader.lti.access_token import TokenClient
 from grader.lti.ags import Score, find_or_create_line_item, post_score
-from grader.lti.journal import PassbackJournal, ScoreRow
+from grader.lti.journal import Backoff, PassbackJournal, ScoreRow
 from grader.lti.platform_http import PlatformError, PlatformRefused, PlatformUnreachable
 from grader.lti.registration import RegistrationError, is_registered, lti_folder, load_platform
 from grader.lti.tool_keys import tool_key
+from grader.settings import traits_of
 from grader.state_folders import LTI_JOURNAL
 
 log = logging.getLogger(__name__)
 
 
+class LmsPassback(Configurable):
+    """``c.LmsPassback``: when a score post that failed is tried again."""
+
+    locals().update(traits_of("LmsPassback"))  # first_retry_seconds, longest_retry_seconds (grader.settings)
+
+
 def journal_of(course: Course) -> PassbackJournal:
-    return PassbackJournal(journal_path(course.state_dir))
+    """The course's passback journal, retrying failed posts as the course's settings say."""
+    settings = LmsPassback(config=load_config(course))
+    return PassbackJournal(journal_path(course.state_dir),
+                           Backoff(settings.first_retry_seconds, settings.longest_retry_seconds))
 
 
 def journal_path(state_dir: Path) -> Path:
