@@ -193,8 +193,11 @@ def admit(course: Course, assignment: str, student: str, folder: Path, limits: L
     """
     refusal = student_id_refusal(student) or file_names_refusal(folder)
     for name in course.notebooks(assignment):  # every notebook of the assignment, in order
+        if refusal is not None:
+            break
         path = folder / f"{name}.ipynb"
-        refusal = refusal or notebook_refusal(path, assignment, limits) or _cells_refusal(course, assignment, path, limits)
+        notebook, refusal = _read_notebook(path, assignment, limits)
+        refusal = refusal or _cells_refusal(course, assignment, path, notebook, limits)
     return refusal
 
 
@@ -235,36 +238,40 @@ def file_names_refusal(folder: Path) -> Refusal | None:
 def notebook_refusal(path: Path, assignment: str | None = None, limits: Limits | None = None) -> Refusal | None:
     """Why the notebook at ``path`` cannot be graded (missing, over ``limits.max_bytes``, not a
     readable valid notebook), or None."""
+    return _read_notebook(path, assignment, limits)[1]
+
+
+def _read_notebook(path: Path, assignment: str | None, limits: Limits | None):
+    """(the notebook, None) when it can be graded, else (None, the refusal): read once."""
     if not path.exists():
         if assignment is None:
-            return refused("notebook-missing", f"no notebook was submitted: {path.name} is missing from the submission folder.")
+            return None, refused("notebook-missing", f"no notebook was submitted: {path.name} is missing from the submission folder.")
         others = sorted(readable(p.name) for p in path.parent.glob("*.ipynb")) if path.parent.is_dir() else []
         found = f"; the submission holds {', '.join(others)}" if others else ""
-        return refused("notebook-missing",
-                       f"{path.name} is missing from your submission{found}. Hand in the folder "
-                       f"{assignment} fetched with Fetch (nbgrader fetch_assignment), with {path.name} in it.")
+        return None, refused("notebook-missing",
+                             f"{path.name} is missing from your submission{found}. Hand in the folder "
+                             f"{assignment} fetched with Fetch (nbgrader fetch_assignment), with {path.name} in it.")
     size = path.stat().st_size
     if limits is not None and size > limits.max_bytes:
-        return refused("notebook-too-large",
-                       f"{path.name} is {size / 1e6:.1f} MB, more than the {limits.max_bytes / 1e6:.1f} MB this "
-                       "course grades; clear the outputs (Kernel > Restart & Clear Output), save and hand in again.")
+        return None, refused("notebook-too-large",
+                             f"{path.name} is {size / 1e6:.1f} MB, more than the {limits.max_bytes / 1e6:.1f} MB this "
+                             "course grades; clear the outputs (Kernel > Restart & Clear Output), save and hand in again.")
     try:
         notebook = nbformat.read(path, as_version=4)
     except Exception as exc:  # nbformat raises several unrelated types for unreadable files
         # A JSON problem is told in words: nbformat's message quotes the file's first bytes.
         problem = _json_problem(path) or f"{type(exc).__name__}: {str(exc)[:200]}"
-        return refused("notebook-unreadable",
-                       f"{path.name} is not a readable notebook: {problem}; resubmit the file saved by Jupyter.")
+        return None, refused("notebook-unreadable",
+                             f"{path.name} is not a readable notebook: {problem}; resubmit the file saved by Jupyter.")
     try:
         nbformat.validate(notebook)
     except nbformat.ValidationError as exc:
-        return refused("notebook-unreadable",
-                       f"{path.name} is not a valid notebook ({exc.message[:200]}); resubmit the file saved by Jupyter.")
-    return None
+        return None, refused("notebook-unreadable",
+                             f"{path.name} is not a valid notebook ({exc.message[:200]}); resubmit the file saved by Jupyter.")
+    return notebook, None
 
 
-def _cells_refusal(course: Course, assignment: str, path: Path, limits: Limits) -> Refusal | None:
-    notebook = nbformat.read(path, as_version=4)
+def _cells_refusal(course: Course, assignment: str, path: Path, notebook, limits: Limits) -> Refusal | None:
     if len(notebook.cells) > limits.max_cells:
         return refused("too-many-cells",
                        f"{path.name} has {len(notebook.cells)} cells, more than the {limits.max_cells} "
