@@ -309,12 +309,15 @@ SETTINGS: tuple[Setting, ...] = (
              "A group whose members may read (never write) the course folder root owns: course "
              "paths of that group keep its read and search bits. Empty: only root reads the course."),
 
-    # ---- scores posted to the LMS (grader.lti): when a post that failed is tried again ----------
+    # ---- scores posted to the LMS (grader.lti): how long a request may take, when a failed post is tried again
     _lms("first_retry_seconds", "number", 60.0, "s",
          "Seconds before a score post the LMS refused or could not take is tried again; each further "
          "failure of the same post doubles the wait, up to `longest_retry_seconds`.", minimum=1),
     _lms("longest_retry_seconds", "number", 6 * 3600.0, "s",
          "The longest wait between two tries of one score post.", minimum=1),
+    _lms("request_timeout_seconds", "number", 20.0, "s",
+         "Seconds one request to the LMS (a token, a line item, a score) may take, connecting and "
+         "answering, before it counts as unreachable and is kept to be tried again.", minimum=1),
 )
 
 

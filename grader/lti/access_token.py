@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 import jwt
 
-from grader.lti.platform_http import PlatformRefused, PlatformUnreachable, send
+from grader.lti.platform_http import DEFAULT_TIMEOUT, PlatformRefused, PlatformUnreachable, send
 from grader.lti.registration import Platform
 from grader.lti.tool_keys import ALGORITHM, ToolKey
 
@@ -32,12 +32,15 @@ def client_assertion(platform: Platform, key: ToolKey, now: float) -> str:
 
 
 class TokenClient:
-    """Access tokens of one platform registration; ``clock`` gives seconds since the epoch."""
+    """Access tokens of one platform registration; ``clock`` gives seconds since the epoch, and every
+    request to the platform made for this registration (the token's and the services') may take at
+    most ``request_timeout`` seconds."""
 
-    def __init__(self, platform: Platform, key: ToolKey, clock=time.time):
+    def __init__(self, platform: Platform, key: ToolKey, clock=time.time, request_timeout: float = DEFAULT_TIMEOUT):
         self.platform = platform
         self.key = key
         self.clock = clock
+        self.request_timeout = request_timeout
         self._tokens: dict[tuple[str, ...], tuple[str, float]] = {}  # scopes -> (token, expires at)
 
     def token(self, scopes: list[str]) -> str:
@@ -50,7 +53,8 @@ class TokenClient:
         form = {"grant_type": "client_credentials", "client_assertion_type": ASSERTION_TYPE,
                 "client_assertion": client_assertion(self.platform, self.key, now), "scope": " ".join(wanted)}
         answer = send("POST", self.platform.token_url, urlencode(form).encode("ascii"),
-                      {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"})
+                      {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"},
+                      self.request_timeout)
         try:
             document = answer.json()
             token, lifetime = document["access_token"], float(document.get("expires_in", 3600))

@@ -55,7 +55,8 @@ def find_or_create_line_item(client: TokenClient, lineitems_url: str, assignment
     parts = urlsplit(lineitems_url)
     query = "&".join(q for q in (parts.query, urlencode({"resource_id": assignment})) if q)
     answer = send("GET", urlunsplit(parts._replace(query=query)),
-                  headers={"Accept": LINEITEM_CONTAINER_TYPE, "Authorization": f"Bearer {token}"})
+                  headers={"Accept": LINEITEM_CONTAINER_TYPE, "Authorization": f"Bearer {token}"},
+                  timeout=client.request_timeout)
     try:
         items = answer.json()
     except ValueError:
@@ -65,7 +66,7 @@ def find_or_create_line_item(client: TokenClient, lineitems_url: str, assignment
             return str(item["id"])
     created = send_json("POST", lineitems_url, {"label": assignment, "resourceId": assignment, "tag": TAG,
                                                 "scoreMaximum": max_score},
-                        LINEITEM_TYPE, token, accept=LINEITEM_TYPE)
+                        LINEITEM_TYPE, token, accept=LINEITEM_TYPE, timeout=client.request_timeout)
     try:
         return str(created.json()["id"])
     except (ValueError, KeyError, TypeError):
@@ -74,4 +75,5 @@ def find_or_create_line_item(client: TokenClient, lineitems_url: str, assignment
 
 def post_score(client: TokenClient, line_item_url: str, score: Score) -> None:
     """Post one score; raises :class:`grader.lti.platform_http.PlatformError` when it was not taken."""
-    send_json("POST", scores_url(line_item_url), score.document(), SCORE_TYPE, client.token([SCORE_SCOPE]))
+    send_json("POST", scores_url(line_item_url), score.document(), SCORE_TYPE, client.token([SCORE_SCOPE]),
+              timeout=client.request_timeout)

@@ -31,9 +31,10 @@ log = logging.getLogger(__name__)
 
 
 class LmsPassback(Configurable):
-    """``c.LmsPassback``: when a score post that failed is tried again."""
+    """``c.LmsPassback``: how long a request to the LMS may take, and when a failed post is tried again."""
 
-    locals().update(traits_of("LmsPassback"))  # first_retry_seconds, longest_retry_seconds (grader.settings)
+    # request_timeout_seconds, first_retry_seconds, longest_retry_seconds (grader.settings)
+    locals().update(traits_of("LmsPassback"))
 
 
 def journal_of(course: Course) -> PassbackJournal:
@@ -92,7 +93,8 @@ def post_due(course: Course, now: float | None = None, clock=time.time) -> Passb
     if platform is None:
         return summary
     now = clock() if now is None else now
-    client = TokenClient(platform, tool_key(course.state_dir), clock=clock)
+    client = TokenClient(platform, tool_key(course.state_dir), clock=clock,
+                         request_timeout=LmsPassback(config=load_config(course)).request_timeout_seconds)
     with journal_of(course) as journal:
         for row in journal.due(now):
             if not journal.claim(row.id, now):

@@ -11,8 +11,8 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 
-#: Seconds one request may take (connecting and answering) before it counts as unreachable.
-REQUEST_TIMEOUT = 20
+from grader.settings import setting
+
 #: Characters of a platform's error answer kept as the reason.
 REASON_CHARS = 500
 
@@ -43,9 +43,14 @@ class Answer:
         return json.loads(self.body.decode("utf-8"))
 
 
+#: Seconds one request may take when no course setting is given (``c.LmsPassback.request_timeout_seconds``).
+DEFAULT_TIMEOUT: float = setting("LmsPassback", "request_timeout_seconds").default
+
+
 def send(method: str, url: str, body: bytes | None = None, headers: dict[str, str] | None = None,
-         timeout: float = REQUEST_TIMEOUT) -> Answer:
-    """One request; returns the 2xx answer, else raises :class:`PlatformRefused` or :class:`PlatformUnreachable`."""
+         timeout: float = DEFAULT_TIMEOUT) -> Answer:
+    """One request of at most ``timeout`` seconds; returns the 2xx answer, else raises
+    :class:`PlatformRefused` or :class:`PlatformUnreachable`."""
     request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -60,9 +65,10 @@ def send(method: str, url: str, body: bytes | None = None, headers: dict[str, st
         raise PlatformUnreachable(f"{method} {url}: {getattr(exc, 'reason', exc)}") from None
 
 
-def send_json(method: str, url: str, document: dict, content_type: str, token: str, accept: str = "") -> Answer:
+def send_json(method: str, url: str, document: dict, content_type: str, token: str, accept: str = "",
+              timeout: float = DEFAULT_TIMEOUT) -> Answer:
     """A JSON body of ``content_type`` with a bearer token."""
     headers = {"Content-Type": content_type, "Authorization": f"Bearer {token}"}
     if accept:
         headers["Accept"] = accept
-    return send(method, url, json.dumps(document).encode("utf-8"), headers)
+    return send(method, url, json.dumps(document).encode("utf-8"), headers, timeout)
