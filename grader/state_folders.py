@@ -47,7 +47,7 @@ class StateEntry:
 
 STATE_ENTRIES: tuple[StateEntry, ...] = (
     StateEntry(RUN_RECORDS, f"{RUN_RECORDS}/<assignment>/<student>.json",
-               "the last grading run of each submission: its fingerprint, outcome and step times",
+               "the last grading run of each submission: the digest of its inputs, its outcome and step times",
                "grader autograde (skips what is up to date), grader report (timings)"),
     StateEntry(UNGRADABLE_REASONS, f"{UNGRADABLE_REASONS}/<assignment>/<student>.txt",
                "why a submission was not graded, in a sentence or two",

@@ -100,7 +100,7 @@ def test_a_verdict_record_with_a_key_of_its_own_is_refused():
 
 def test_a_run_record_without_seconds_is_ignored_with_a_warning_naming_the_field(tmp_path, caplog):
     path = tmp_path / "ada.json"
-    path.write_text(json.dumps({"fingerprint": "0" * 64, "graded": True, "reason": None, "times": {},
+    path.write_text(json.dumps({"inputs_digest": "0" * 64, "graded": True, "reason": None, "times": {},
                                 "finished": 1.0}), encoding="utf-8")
     with caplog.at_level(logging.WARNING, logger="grader.grading.run_record"):
         assert read_record_file(path) is None
@@ -110,7 +110,7 @@ def test_a_run_record_without_seconds_is_ignored_with_a_warning_naming_the_field
 def test_writing_a_run_record_of_another_format_is_refused_and_writes_nothing(tmp_path):
     course = Course(tmp_path)
     with pytest.raises(formats.FormatError, match=r"\$\.seconds"):
-        write_record(course, "02_softmax", "ada", {"fingerprint": "0" * 64, "graded": True, "reason": None,
+        write_record(course, "02_softmax", "ada", {"inputs_digest": "0" * 64, "graded": True, "reason": None,
                                                    "seconds": "fast", "times": {}, "finished": 1.0})
     assert not list(tmp_path.rglob("ada.json"))
 

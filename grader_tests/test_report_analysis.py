@@ -80,7 +80,7 @@ def test_an_unnamed_problem_falls_back_to_the_check_lesson_and_an_unknown_check_
 
 def graded_record(graded: bool, seconds: float) -> dict:
     """A run record as grade_one writes it, taking ``seconds``."""
-    return {"fingerprint": "0" * 64, "graded": graded, "reason": None if graded else "not a notebook",
+    return {"inputs_digest": "0" * 64, "graded": graded, "reason": None if graded else "not a notebook",
             "seconds": seconds, "times": {}, "finished": 1_700_000_000.0}
 
 

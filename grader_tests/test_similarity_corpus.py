@@ -63,7 +63,7 @@ def test_one_copied_long_cell_is_enough():
     assert [c.grade_id for c in pairs[frozenset((origin, copier))].cells] == ["saturation_experiment"]
 
 
-def test_a_fingerprint_half_the_class_shares_is_no_evidence():
+def test_a_kgram_half_the_class_shares_is_no_evidence():
     assert rarity(30, 60) == 0.0 and rarity(45, 60) == 0.0
     assert rarity(2, 60) == 1.0 and 0.0 < rarity(10, 60) < 1.0
 

@@ -1,7 +1,7 @@
 """What the similarity check ignores in a cell: template, comments, names, literals, statement order."""
 from __future__ import annotations
 
-from grader.similarity.fingerprint import WINDOW, K, winnow
+from grader.similarity.winnowing import WINDOW, K, winnow
 from grader.similarity.normalise import IDENTIFIER, normalise
 
 TEMPLATE = '''def softmax(x, axis=-1):
@@ -75,7 +75,7 @@ def test_code_tokenize_cannot_read_is_still_compared():
     assert symbols(broken, "") and symbols(broken, "") == symbols(broken.replace("x", "y"), "")
 
 
-def test_winnowing_keeps_a_fingerprint_in_every_window():
+def test_winnowing_keeps_a_kgram_in_every_window():
     tokens = normalise("a = np.exp(x)\nb = np.log(y)\nc = a + b * np.sum(a, axis=0)\n")
     prints = winnow(tokens)
     positions = sorted(p for ps in prints.positions.values() for p in ps)

@@ -69,13 +69,13 @@ def grade_one(course_root: str, assignment: str, student: str, limits: Limits | 
     times = new_times()
     clear_ungradable(course, assignment, student)
     folder = course.submission_folder(student, assignment)
-    # A name that is not UTF-8 cannot be moved, fingerprinted or carried by nbgrader: refused first.
+    # A name that is not UTF-8 cannot be moved, hashed or carried by nbgrader: refused first.
     refusal = file_names_refusal(folder)
     moved, inputs = [], None
     if refusal is None:
         # Before nbgrader copies or reads anything: links, FIFOs, devices and oversized files move out.
         moved = quarantine_submission(folder, quarantine_folder(course.root, student, assignment))
-        inputs = run_record.fingerprint(course, assignment, student)  # of what is graded
+        inputs = run_record.inputs_digest(course, assignment, student)  # of what is graded
         refusal = admit(course, assignment, student, folder, limits or _course_limits(course))
     if refusal is not None and moved:
         refusal = refused(refusal.code, refusal.student_text + " Moved out of the submission folder: "
@@ -93,10 +93,10 @@ def grade_one(course_root: str, assignment: str, student: str, limits: Limits | 
     reason = None if refusal is None else refusal.student_text
     outcome = GradingOutcome(student, assignment, refusal is None, reason, seconds, settle(times, seconds),
                              code=None if refusal is None else refusal.code)
-    if inputs is None:  # nothing was fingerprinted: the next run looks at it again
+    if inputs is None:  # no inputs digest was taken: the next run looks at it again
         return outcome
     run_record.write_record(course, assignment, student, {
-        "fingerprint": inputs, "graded": outcome.graded, "reason": reason, "code": outcome.code,
+        "inputs_digest": inputs, "graded": outcome.graded, "reason": reason, "code": outcome.code,
         "seconds": round(seconds, 3), "times": {k: round(v, 4) for k, v in outcome.times.items()},
         "finished": time.time()})
     return outcome

@@ -2,7 +2,7 @@
 
 After a submission is graded (its scores are in the gradebook, or it is recorded ungradable), a
 record ``.grader/autograde/<assignment>/<student>.json`` is written atomically (its format:
-``grader/formats/run_record.schema.json``), holding a fingerprint of everything the result depends on:
+``grader/formats/run_record.schema.json``), holding a digest of everything the result depends on:
 
 - every file of the submission folder (names and bytes): a superset of what the hidden inputs
   follow (``grader.grading.submission_fingerprint``), so a submission whose inputs change is always graded
@@ -14,7 +14,7 @@ record ``.grader/autograde/<assignment>/<student>.json`` is written atomically (
 - the grading code: the installed version and the bytes of the ``grader`` and ``solutions``
   packages.
 
-A submission is graded again when it has no record, or its record's fingerprint differs. A run
+A submission is graded again when it has no record, or its record's inputs digest differs. A run
 killed half way leaves no record for the submissions it had not finished, so the next run grades
 exactly those; a submission whose record exists was fully graded and is skipped.
 """
@@ -39,8 +39,9 @@ log = logging.getLogger(__name__)
 POLICY_FILE_DEFAULT = setting("CoursePolicy", "policy_file").default
 
 
-def fingerprint(course: Course, assignment: str, student: str) -> str:
-    """A hash of every grading input of one submission (hex)."""
+def inputs_digest(course: Course, assignment: str, student: str) -> str:
+    """SHA-256 (hex) of every grading input of one submission: its folder, the assignment's source,
+    the course's nbgrader config and policy, the course secret and the grader's version."""
     digest = hashlib.sha256()
     hash_tree(digest, course.submission_folder(student, assignment), "submission")
     hash_tree(digest, course.root / SOURCE / assignment, "source")

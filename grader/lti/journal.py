@@ -1,7 +1,7 @@
 """The passback journal (``.grader/lti/passback.sqlite``): every score to post, and what became of it.
 
 A score is one row per (assignment, student, grading run); the grading run is the run record's
-fingerprint of every grading input (:mod:`grader.grading.run_record`), so grading the same inputs
+digest of every grading input (:mod:`grader.grading.run_record`), so grading the same inputs
 again adds nothing and the score is posted once. A row is ``pending`` until the platform takes it
 (``posted``); a post the platform refuses is ``rejected`` with the platform's answer as its reason,
 and both are tried again after a backoff (:class:`Backoff`) or at once by

@@ -75,7 +75,7 @@ def record_gradings(course: Course, pairs: list[tuple[str, str]]) -> int:
                 submission = gradebook.find_submission(assignment, student)
             except MissingEntry:
                 continue
-            added += journal.add(assignment, student, record["fingerprint"], float(submission.score),
+            added += journal.add(assignment, student, record["inputs_digest"], float(submission.score),
                                  float(submission.max_score), float(record["finished"]))
     return added
 

@@ -26,7 +26,7 @@ def pending_submissions(course: Course, pairs: Iterable[tuple[str, str]],
     todo, skipped = [], []
     for assignment, student in pairs:
         record = None if force else run_record.read_record(course, assignment, student)
-        if record is not None and record.get("fingerprint") == run_record.fingerprint(course, assignment, student):
+        if record is not None and record.get("inputs_digest") == run_record.inputs_digest(course, assignment, student):
             skipped.append(GradingOutcome(student, assignment, bool(record.get("graded")), record.get("reason"),
                                           0.0, skipped=True, code=record.get("code")))
         else:

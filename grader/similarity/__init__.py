@@ -6,7 +6,7 @@ For instructors only: nothing here is written where a student's page or notebook
   read from the course folder; ungradable or unreadable submissions are skipped and named;
 - ``normalise``: a cell as tokens that copying does not change (template, docstrings, comments,
   names, literals and the order of independent statements removed);
-- ``fingerprint``: token k-grams selected by winnowing, as MOSS does;
+- ``winnowing``: token k-grams selected by winnowing, as MOSS does;
 - ``compare``: every pair of submissions, cell by cell, weighted by how rare the shared code is
   in the class; the pairs worth a look;
 - ``report``: a pair's cells side by side with the matching parts marked, the CSV rows and the

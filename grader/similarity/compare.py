@@ -1,30 +1,30 @@
 """Which pairs of submissions share unusual code, cell by cell.
 
 For each solution cell, every submission's code is normalised (``grader.similarity.normalise``)
-and winnowed (``grader.similarity.fingerprint``); fingerprints of the released cell and of the
+and winnowed (``grader.similarity.winnowing``); selected k-grams of the released cell and of the
 instructor's model answer are removed (code everyone was given, or that the course itself
 teaches, is no sign that two students wrote together). Then, for every pair of submissions and every cell both filled:
 
-- a fingerprint is *common* when half the class or more holds it in that cell (``df >= N/2``
-  of the ``N`` compared submissions): a common idiom is no evidence, and common fingerprints are
+- a selected k-gram is *common* when half the class or more holds it in that cell (``df >= N/2``
+  of the ``N`` compared submissions): a common idiom is no evidence, and common selected k-grams are
   left out of everything below. A class smaller than ``SMALL_CLASS`` is weighed as if it had
   that many submissions;
-- each uncommon fingerprint has its own rarity ``r(df) = log(N / (2·df)) / log(N / 4)``, clipped
+- each uncommon selected k-gram has its own rarity ``r(df) = log(N / (2·df)) / log(N / 4)``, clipped
   to [0, 1], where ``df`` is how many of the ``N`` submissions hold it: 1 when only the two
   students of a pair have it, falling to 0 at half the class;
 - the pair's shared code as a whole has the rarity ``r(h)``, where ``h`` counts the submissions
-  that hold every uncommon fingerprint the two share (the pair itself included): an unusual
+  that hold every uncommon selected k-gram the two share (the pair itself included): an unusual
   combination of common idioms is still unusual, but less than code nobody else wrote;
-- the cell's *evidence* is the set's rarity times the sum of the shared fingerprints' own
+- the cell's *evidence* is the set's rarity times the sum of the shared selected k-grams' own
   rarities, and its *score* the evidence over the smaller of the two students' counts of uncommon
-  fingerprints (0–1: how much of the shorter cell is found, unusually, in the other; dead code
+  selected k-grams (0–1: how much of the shorter cell is found, unusually, in the other; dead code
   added to a copy does not lower it);
 - a cell *matches* when its score is at least ``CELL_SCORE`` and its evidence at least
   ``MIN_EVIDENCE``.
 
 A pair is reported when at least ``CELLS_FOR_A_PAIR`` cells match, or one matching cell carries
 ``LONG_EVIDENCE`` or more (about a dozen lines of code nobody else in the class wrote). Its score is
-the evidence of its matching cells over the uncommon fingerprints of the smaller side of every
+the evidence of its matching cells over the uncommon selected k-grams of the smaller side of every
 cell: the rarity-weighted share of their own code that matches.
 
 Students are compared on ``numpy`` matrices, one product per cell, so a class of hundreds takes
@@ -40,11 +40,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from grader.similarity.cells import ClassCells
-from grader.similarity.fingerprint import Fingerprints, K, kgram_hashes, winnow
+from grader.similarity.winnowing import SelectedKgrams, K, kgram_hashes, winnow
 from grader.similarity.normalise import Token, normalise
 
-CELL_SCORE = 0.5  # share of the shorter cell's uncommon fingerprints, rarity-weighted
-MIN_EVIDENCE = 4.0  # rarity-weighted shared fingerprints for a cell to count at all
+CELL_SCORE = 0.5  # share of the shorter cell's uncommon selected k-grams, rarity-weighted
+MIN_EVIDENCE = 4.0  # rarity-weighted shared selected k-grams for a cell to count at all
 LONG_EVIDENCE = 40.0  # ... for one cell to be enough on its own
 CELLS_FOR_A_PAIR = 2
 SMALL_CLASS = 8  # submissions; a smaller class is weighed as if it had this many
@@ -62,8 +62,8 @@ class Span:
 
 @dataclass(frozen=True)
 class CellMatch:
-    """One matching cell of a pair: score (0–1), evidence (rarity-weighted shared fingerprints),
-    and the parts of each side's code that the rare shared fingerprints cover."""
+    """One matching cell of a pair: score (0–1), evidence (rarity-weighted shared selected k-grams),
+    and the parts of each side's code that the rare shared selected k-grams cover."""
 
     grade_id: str
     score: float
@@ -99,36 +99,36 @@ class SimilarityReport:
 
 @dataclass
 class _Cell:
-    """One solution cell across the class: each student's kept tokens and fingerprints."""
+    """One solution cell across the class: each student's kept tokens and selected k-grams."""
 
     grade_id: str
     tokens: dict[str, list[Token]]
-    prints: dict[str, Fingerprints]
+    prints: dict[str, SelectedKgrams]
 
 
 def rarity(df: np.ndarray | int, n: int) -> np.ndarray:
-    """The weight of a fingerprint held by ``df`` of ``n`` submissions (see the module docstring)."""
+    """The weight of a selected k-gram held by ``df`` of ``n`` submissions (see the module docstring)."""
     n = max(n, SMALL_CLASS)
     weight = np.log(n / (2.0 * np.asarray(df, dtype=float))) / math.log(n / 4.0)
     return np.clip(weight, 0.0, 1.0)
 
 
-def fingerprint_cells(found: ClassCells) -> list[_Cell]:
-    """Tokens and fingerprints of every student's every solution cell, the template's removed."""
+def select_kgrams_of_cells(found: ClassCells) -> list[_Cell]:
+    """Tokens and selected k-grams of every student's every solution cell, the template's removed."""
     cells = []
     for grade_id, template in found.templates.items():
         given = set(kgram_hashes(normalise(template), K))
         if grade_id in found.references:
             given |= set(kgram_hashes(normalise(found.references[grade_id], template), K))
         tokens, prints = {}, {}
-        seen: dict[str, tuple[list[Token], Fingerprints]] = {}  # identical cells are read once
+        seen: dict[str, tuple[list[Token], SelectedKgrams]] = {}  # identical cells are read once
         for student, code in found.cells.items():
             if grade_id not in code:
                 continue
             if code[grade_id] not in seen:
                 kept = normalise(code[grade_id], template)
                 own = {h: p for h, p in winnow(kept).positions.items() if h not in given}
-                seen[code[grade_id]] = kept, Fingerprints(own)
+                seen[code[grade_id]] = kept, SelectedKgrams(own)
             kept, own_prints = seen[code[grade_id]]
             if len(own_prints):
                 tokens[student], prints[student] = kept, own_prints
@@ -140,17 +140,17 @@ def compare_class(found: ClassCells) -> SimilarityReport:
     """Compare every pair of ``found``'s submissions; the pairs worth an instructor's look."""
     students = sorted(found.cells)
     n = len(students)
-    cells = fingerprint_cells(found)
+    cells = select_kgrams_of_cells(found)
     matches: dict[tuple[int, int], list[CellMatch]] = {}
     smaller_of_pair = np.zeros((n, n))
     for cell in cells:
         held, hashes, sizes = _holdings(cell, students)
-        weight = rarity(held.sum(axis=0), n)  # [m]: each fingerprint's own rarity
+        weight = rarity(held.sum(axis=0), n)  # [m]: each selected k-gram's own rarity
         smaller = np.minimum(sizes[:, None], sizes[None, :])
         smaller_of_pair += smaller
         if held.shape[1] == 0:
             continue
-        shared = (held * weight) @ held.T  # [n, n]: rarity-weighted fingerprints both hold
+        shared = (held * weight) @ held.T  # [n, n]: rarity-weighted selected k-grams both hold
         with np.errstate(invalid="ignore", divide="ignore"):
             coverage = np.where(smaller > 0, shared / np.where(smaller > 0, smaller, 1), 0.0)
         candidates = np.triu((coverage >= CELL_SCORE) & (shared >= MIN_EVIDENCE), k=1)
@@ -181,9 +181,9 @@ def compare_class(found: ClassCells) -> SimilarityReport:
 def _holdings(cell: _Cell, students: list[str]) -> tuple[np.ndarray, list[int], np.ndarray]:
     """(held [n, m] of 0/1, hashes [m], sizes [n]) for ``cell``.
 
-    The m columns are the fingerprints that can be evidence for a pair: held by at least two
+    The m columns are the selected k-grams that can be evidence for a pair: held by at least two
     submissions and by fewer than half the (weighed) class. ``sizes`` counts each student's
-    fingerprints that are not common (their own ones included), the denominator of a cell's score.
+    selected k-grams that are not common (their own ones included), the denominator of a cell's score.
     """
     index = {s: i for i, s in enumerate(students)}
     holders: dict[int, list[int]] = {}

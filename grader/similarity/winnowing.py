@@ -1,9 +1,11 @@
-"""Token k-gram fingerprints selected by winnowing (Schleimer, Wilkerson and Aiken, SIGMOD 2003).
+"""Token k-grams selected by winnowing (Schleimer, Wilkerson and Aiken, SIGMOD 2003).
+
+Each kept k-gram is known by a hash of its tokens.
 
 The method of MOSS: hash every run of ``K`` consecutive normalised tokens, then slide a window of
 ``WINDOW`` hashes over them and keep the smallest hash of each window (the rightmost one on a tie),
 recording each kept hash once per position. Two cells that share a run of at least
-``K + WINDOW - 1`` tokens are guaranteed to share a fingerprint; a shared run shorter than ``K``
+``K + WINDOW - 1`` tokens are guaranteed to share a selected k-gram; a shared run shorter than ``K``
 never counts. Inserted dead code, a comment or a moved block only changes the k-grams that overlap
 it, so the rest of a copy still matches.
 
@@ -25,8 +27,8 @@ WINDOW = 4  # hashes per winnowing window: any shared run of K + WINDOW - 1 = 9 
 
 
 @dataclass(frozen=True)
-class Fingerprints:
-    """The fingerprints of one cell: hash -> start positions (token indices) of its k-grams."""
+class SelectedKgrams:
+    """The selected k-grams of one cell: hash -> start positions (token indices) of its k-grams."""
 
     positions: dict[int, tuple[int, ...]]
 
@@ -49,11 +51,11 @@ def kgram_hashes(tokens: list[Token], k: int = K) -> list[int]:
     return [hash(tuple(codes[i:i + k])) for i in range(len(codes) - k + 1)]
 
 
-def winnow(tokens: list[Token], k: int = K, window: int = WINDOW) -> Fingerprints:
-    """The winnowed fingerprints of a token sequence; a sequence shorter than ``k`` has none."""
+def winnow(tokens: list[Token], k: int = K, window: int = WINDOW) -> SelectedKgrams:
+    """The k-grams winnowing selects of a token sequence; a sequence shorter than ``k`` has none."""
     hashes = np.array(kgram_hashes(tokens, k), dtype=np.int64)
     if hashes.size == 0:
-        return Fingerprints({})
+        return SelectedKgrams({})
     if hashes.size <= window:
         windows = hashes[None, :]
     else:
@@ -64,4 +66,4 @@ def winnow(tokens: list[Token], k: int = K, window: int = WINDOW) -> Fingerprint
     selected: dict[int, list[int]] = {}
     for position in np.unique(picked).tolist():  # ascending
         selected.setdefault(values[position], []).append(position)
-    return Fingerprints({h: tuple(p) for h, p in selected.items()})
+    return SelectedKgrams({h: tuple(p) for h, p in selected.items()})
