@@ -106,3 +106,14 @@ def test_grade_one_applies_the_course_limits_and_records_the_code(course):
     outcome = grade_one(str(course.root), ASSIGNMENT, "cy")
     assert (outcome.graded, outcome.code) == (False, "too-many-cells")
     assert ungradable_code(course, ASSIGNMENT, "cy") == "too-many-cells"
+
+
+@pytest.mark.slow
+def test_a_refused_submission_gets_its_page_from_grade_one_unless_the_caller_writes_it(course):
+    _submission(course, "di", "[1, 2]")
+    _submission(course, "ed", "[1, 2]")
+    grade_one(str(course.root), ASSIGNMENT, "di")
+    grade_one(str(course.root), ASSIGNMENT, "ed", writes_refusal_page=False)
+    assert all(page.is_file() for page in course.feedback_pages("di", ASSIGNMENT))
+    assert not any(page.exists() for page in course.feedback_pages("ed", ASSIGNMENT))
+    assert ungradable_code(course, ASSIGNMENT, "ed") == "notebook-unreadable"

@@ -52,11 +52,14 @@ class GradingOutcome:
     code: str | None = None
 
 
-def grade_one(course_root: str, assignment: str, student: str, limits: Limits | None = None) -> GradingOutcome:
+def grade_one(course_root: str, assignment: str, student: str, limits: Limits | None = None,
+              writes_refusal_page: bool = True) -> GradingOutcome:
     """Autograde one submission in this process; never raises for a bad submission.
 
-    ``limits``: the admission gate's notebook limits (default: the course's settings). Afterwards
-    the submission's record says it was graded with its current inputs.
+    ``limits``: the admission gate's notebook limits (default: the course's settings).
+    ``writes_refusal_page``: an ungradable submission gets its page here; False when the caller
+    writes it (the grading service, whose page also names the hand-in's time). Afterwards the
+    submission's record says it was graded with its current inputs.
     """
     course = Course(Path(course_root))
     refusal = student_id_refusal(student)
@@ -88,7 +91,8 @@ def grade_one(course_root: str, assignment: str, student: str, limits: Limits | 
             refusal = refused("grading-failed", f"{type(exc).__name__}: {exc}")
     if refusal is not None:
         record_ungradable(course, assignment, student, refusal)
-        write_ungradable_page(course, student, assignment, refusal.student_text, refusal.code)
+        if writes_refusal_page:
+            write_ungradable_page(course, student, assignment, refusal.student_text, refusal.code)
     seconds = time.perf_counter() - started
     reason = None if refusal is None else refusal.student_text
     outcome = GradingOutcome(student, assignment, refusal is None, reason, seconds, settle(times, seconds),

@@ -83,7 +83,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
     refusal = refusal_of(submitted)
     steps.done("screen")
     if refusal is None:  # the admission gate runs in grade_one, as in every scheduler
-        outcome = grade_one(str(course.root), assignment, student, limits)
+        outcome = grade_one(str(course.root), assignment, student, limits, writes_refusal_page=False)
         refusal = None if outcome.graded else refused(outcome.code or "grading-failed", outcome.reason or "")
     else:
         record_ungradable(course, assignment, student, refusal)
