@@ -6,7 +6,7 @@ of answers). A wrong *function* is a variant from ``solutions.misconceptions`` (
 the mistake, same signature as the API function); a wrong *quiz value* is a function of the item's numbers (the student's ``my_numbers[item]``) giving the
 wrong value for those numbers.
 
-Wording rules (tested by ``grader_tests/test_feedback_is_answer_free.py``): each explanation names
+Wording rules (tested by ``grader_tests/checks/test_feedback_is_answer_free.py``): each explanation names
 the mistake and its consequence in plain words, for a student who will reread the lesson section
 given; it never states a quiz item's expected value, nor an expression or a one-step instruction
 ("take its square root", "divide by 8") that yields it.

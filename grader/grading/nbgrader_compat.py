@@ -3,7 +3,7 @@
 Each change is one function below, named after what it does; each is idempotent and returns
 nothing. They were written against the nbgrader versions in ``PATCHED_FOR`` (the same range
 ``pyproject.toml`` pins): every function first calls :func:`check_nbgrader_version`, which refuses
-another version with an error naming it. ``grader_tests/test_nbgrader_compat.py`` keeps a hash of
+another version with an error naming it. ``grader_tests/grading/test_nbgrader_compat.py`` keeps a hash of
 the source of every nbgrader function a change replaces or relies on, and fails, naming the change
 to re-read, when nbgrader's code differs.
 
@@ -44,7 +44,7 @@ def check_nbgrader_version(installed: str | None = None) -> str:
             f"classes as nbgrader {PATCHED_FOR} needs. Install a version in that range "
             f"(pip install 'nbgrader{PATCHED_FOR}'), or re-read every change in "
             "grader/grading/nbgrader_compat.py against the new nbgrader, then widen PATCHED_FOR and "
-            "the pin in pyproject.toml and update the hashes in grader_tests/test_nbgrader_compat.py.")
+            "the pin in pyproject.toml and update the hashes in grader_tests/grading/test_nbgrader_compat.py.")
     return version
 
 

@@ -24,7 +24,7 @@ plain ``nbgrader autograde`` runs the same as ``c.Autograde.pre_convert_hook``).
 Every step has a contract (``grader.grading.step_contracts``): what it reads and writes, and the
 category its seconds count in (``grader.grading.step_times`` times every step listed here). The
 course's own steps declare theirs as class attributes; nbgrader's get theirs from
-``THIRD_PARTY_CONTRACTS`` below. ``grader_tests/test_pipeline_contracts.py`` checks that no step
+``THIRD_PARTY_CONTRACTS`` below. ``grader_tests/grading/test_pipeline_contracts.py`` checks that no step
 reads what no earlier step (or nbgrader itself, ``PROVIDED_BY_NBGRADER``) wrote. A new step is a
 class with ``reads`` / ``writes`` (and ``timed_as``) and one line in one of the lists.
 """

@@ -1,7 +1,7 @@
 """What makes the course's pages meet WCAG 2.1 AA where nbgrader's feedback template does not: the
 pages' language, and CSS that corrects the template's colours, links and code boxes.
 
-axe-core measures every page kind in the test suite (``grader_tests/test_pages_axe.py``); the
+axe-core measures every page kind in the test suite (``grader_tests/pages/test_pages_axe.py``); the
 accessibility statement of the docs (``docs/accessibility.md``) says what was measured.
 """
 from __future__ import annotations

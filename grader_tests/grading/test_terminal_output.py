@@ -19,7 +19,7 @@ from grader.reporting.terminal import print_class_report
 from grader.scheduling.class_run import run_autograde
 from grader.scheduling.pool import grade_class
 
-TRUNCATED = Path(__file__).with_name("corpus") / "01_variance" / "truncated_file.ipynb"
+TRUNCATED = Path(__file__).resolve().parents[1] / "corpus" / "01_variance" / "truncated_file.ipynb"
 
 
 def test_a_console_into_a_pipe_is_100_columns_wide(monkeypatch):

@@ -21,7 +21,7 @@ from packaging.specifiers import SpecifierSet
 from grader.grading import nbgrader_compat
 from grader.grading.nbgrader_compat import PATCHED_FOR, UnsupportedNbgraderVersion, check_nbgrader_version
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # (nbgrader module, qualified name) -> sha256 of its source in nbgrader 0.9.6, and what relies on it
 GUARDED = {

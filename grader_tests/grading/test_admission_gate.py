@@ -13,7 +13,7 @@ from grader.grading.admission import CODES, Limits, Refusal, admit, limits_of
 from grader.grading.grade_one import grade_one
 from grader.grading.ungradable_record import ungradable_code
 
-REFUSALS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "instructor" / "refusals.md"
+REFUSALS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "instructor" / "refusals.md"
 ASSIGNMENT = "02_softmax"
 NOTEBOOK = "softmax.ipynb"
 GENEROUS = Limits(max_bytes=10_000_000, max_cells=5_000)

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from solutions import repro
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

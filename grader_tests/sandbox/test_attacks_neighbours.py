@@ -46,7 +46,7 @@ from grader.sandbox.submitted_links import quarantine_folder
 
 pytestmark = pytest.mark.slow
 
-CORPUS_DIR = Path(__file__).with_name("attacks_neighbours")
+CORPUS_DIR = Path(__file__).resolve().parents[1] / "attacks_neighbours"
 COURSES = ("machine", "forgery")
 CORPUS = load_attacks(CORPUS_DIR, batches=COURSES)
 WORKERS = 2
