@@ -30,6 +30,8 @@ LANGUAGE_VARIABLE = "STUDENT_LANGUAGE"
 SOURCE_LANGUAGE = "en"
 #: The gettext domain of the notebooks' prose.
 DOMAIN = "notebooks"
+#: The class's import path, as nbgrader's ExchangeFactory takes it.
+FETCH_CLASS = "notebook_language.fetch.TranslatingFetchAssignment"
 #: Where the students' environment keeps the compiled catalogues (``<language>/LC_MESSAGES/notebooks.mo``).
 INSTALLED_LOCALES = Path(__file__).parent / "locales"
 
@@ -41,6 +43,13 @@ def prose_translations(locale_dir: Path | str, language: str) -> gettext.NullTra
         return None
     with open(found, "rb") as handle:
         return gettext.GNUTranslations(handle)
+
+
+def nbgrader_config_lines(locale_dir: Path | str) -> str:
+    """The lines of a students' ``nbgrader_config.py`` that make fetching use this class, reading
+    the compiled catalogues from ``locale_dir``."""
+    return (f"c.ExchangeFactory.fetch_assignment = {FETCH_CLASS!r}\n"
+            f"c.TranslatingFetchAssignment.locale_dir = {str(locale_dir)!r}\n")
 
 
 class TranslatingFetchAssignment(ExchangeFetchAssignment):
