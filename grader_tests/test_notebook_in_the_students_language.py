@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import nbformat
 import pytest
-from nbgrader.auth import Authenticator
-from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import compute_checksum, is_grade, is_locked, is_solution
-from traitlets.config import Config
 
-from grader.course import ASSIGNMENTS, REPO_ROOT
+from fetched_notebooks import fetch, publish
+from grader.course import REPO_ROOT
 from grader.language.notebook_catalogue import compile_catalogues
 from notebook_language.cells import is_prose, translate_notebook
-from notebook_language.fetch import LANGUAGE_VARIABLE, TranslatingFetchAssignment, prose_translations
+from notebook_language.fetch import LANGUAGE_VARIABLE, prose_translations
 
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 RELEASED = sorted((REPO_ROOT / "release").glob("*/*.ipynb"))
@@ -102,27 +99,14 @@ def test_a_markdown_cell_with_nbgrader_metadata_is_never_translated(chinese):
 # ---- the fetch ----------------------------------------------------------------------------------
 
 def _exchange_with(tmp_path, assignment="01_variance"):
-    outbound = tmp_path / "exchange" / "scaled-attention-lab" / "outbound" / assignment
-    shutil.copytree(REPO_ROOT / "release" / assignment, outbound)
+    publish(REPO_ROOT / "release" / assignment, tmp_path / "exchange", assignment)
     home = tmp_path / "home"
-    home.mkdir()
+    home.mkdir(exist_ok=True)
     return home
 
 
 def _fetch(tmp_path, home, locales, assignment="01_variance", **traits):
-    config = Config()
-    config.CourseDirectory.course_id = "scaled-attention-lab"
-    config.Exchange.root = str(tmp_path / "exchange")
-    config.Exchange.assignment_dir = str(home)
-    config.TranslatingFetchAssignment.locale_dir = str(locales)
-    for name, value in traits.items():
-        setattr(config.TranslatingFetchAssignment, name, value)
-    coursedir = CourseDirectory(config=config)
-    coursedir.assignment_id = assignment
-    fetch = TranslatingFetchAssignment(coursedir=coursedir, authenticator=Authenticator(config=config),
-                                       config=config)
-    fetch.start()
-    return home / assignment / f"{ASSIGNMENTS[assignment]}.ipynb"
+    return fetch(tmp_path / "exchange", home, assignment, locales, **traits)
 
 
 def _first_line(path):
