@@ -3,11 +3,14 @@
     grader translate extract      regenerate locales/notebooks.pot from source/ and merge it into each
                                   language's locales/<language>/LC_MESSAGES/notebooks.po
     grader translate check        name every paragraph a language would show in English; exit 1 if any
+    grader translate compile DIR  the catalogues compiled for the students' fetch: DIR/<language>/LC_MESSAGES/notebooks.mo
 """
 from __future__ import annotations
 
 from grader.course import Course
-from grader.language.notebook_catalogue import extract, translated_languages, untranslated
+from pathlib import Path
+
+from grader.language.notebook_catalogue import compile_catalogues, extract, translated_languages, untranslated
 
 
 def cmd_extract(course: Course, args) -> int:
@@ -27,6 +30,12 @@ def cmd_check(course: Course, args) -> int:
     return 1 if missing else 0
 
 
+def cmd_compile(course: Course, args) -> int:
+    for path in compile_catalogues(course.root, Path(args.folder)):
+        print(f"wrote {path}")
+    return 0
+
+
 def add_translate_parser(sub, course_of) -> None:
     """``grader translate ...``; ``course_of(args)`` is the CLI's course folder check."""
     p = sub.add_parser("translate", help="the notebooks' prose in other languages: extract the catalogue, "
@@ -35,7 +44,11 @@ def add_translate_parser(sub, course_of) -> None:
     for name, func, text in (
             ("extract", cmd_extract, "regenerate locales/notebooks.pot from source/ and merge it into every "
                                      "language's notebooks.po (then check)"),
-            ("check", cmd_check, "name every paragraph still untranslated or fuzzy; exit 1 if any")):
+            ("check", cmd_check, "name every paragraph still untranslated or fuzzy; exit 1 if any"),
+            ("compile", cmd_compile, "compile the catalogues where the students' fetch reads them "
+                                     "(c.TranslatingFetchAssignment.locale_dir)")):
         q = commands.add_parser(name, help=text)
         q.add_argument("--course", default=".", help="course folder (default: the current folder)")
+        if name == "compile":
+            q.add_argument("folder", metavar="DIR", help="where to write <language>/LC_MESSAGES/notebooks.mo")
         q.set_defaults(func=lambda args, func=func: func(course_of(args), args))
