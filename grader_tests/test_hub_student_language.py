@@ -3,11 +3,14 @@ else the course's default, read when the server starts; its students' nbgrader c
 with the translating fetch and reads the course's compiled catalogues."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from types import SimpleNamespace
 
 from traitlets.config import Config
 
 from grader.hub.accounts import Account, Accounts
+from grader.hub.environment import install_student_packages
 from grader.hub.jupyter_config import Ports, hub_config, write_notebook_catalogues, write_role_configs
 from grader.course import REPO_ROOT
 from grader.hub.layout import HubLayout
@@ -78,3 +81,15 @@ def test_the_hub_compiles_the_courses_catalogues_where_every_student_can_read_th
     assert written == layout.notebook_locales / "zh" / "LC_MESSAGES" / "notebooks.mo"
     assert written.stat().st_mode & 0o004
     assert written.stat().st_size > 1000
+
+
+def test_the_students_environment_gets_the_translating_fetch_importable_without_the_project(tmp_path):
+    site = tmp_path / "env" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    install_student_packages(tmp_path / "env")
+    # -S: no site hooks, so the project's own (editable) install cannot be what answers the import
+    shown = subprocess.run([sys.executable, "-S", "-c", f"import sys; sys.path[:0] = [{str(site)!r}]\n"
+                            "import notebook_language.cells as cells; print(cells.__file__)"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert shown == str(site / "notebook_language" / "cells.py")
+    assert (site / "notebook_language" / "fetch.py").exists()
