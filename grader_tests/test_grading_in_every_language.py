@@ -74,16 +74,19 @@ def test_every_check_scores_the_same_in_the_english_and_the_chinese_notebook(gra
     assert english["ada"] != english["cai"] != english["eli"]  # the class's scores differ, so the test can tell
 
 
+def _graded_notebook(course: Course, student: str):
+    return nbformat.read(course.root / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENTS[ASSIGNMENT]}.ipynb",
+                         as_version=4)
+
+
 def test_the_chinese_readers_graded_notebook_keeps_its_chinese_prose(graded):
-    notebook = nbformat.read(graded["zh"].root / "autograded" / "eli" / ASSIGNMENT / f"{ASSIGNMENTS[ASSIGNMENT]}.ipynb",
-                             as_version=4)
+    notebook = _graded_notebook(graded["zh"], "eli")
     prose = [cell.source for cell in notebook.cells if is_prose(cell)]
     assert prose and all(CHINESE.search(text) for text in prose)
 
 
 def test_the_english_readers_graded_notebook_keeps_the_released_english_prose(graded):
     course = graded["en"]
-    graded_notebook = nbformat.read(course.root / "autograded" / "eli" / ASSIGNMENT / f"{ASSIGNMENTS[ASSIGNMENT]}.ipynb",
-                                    as_version=4)
+    graded_notebook = _graded_notebook(course, "eli")
     released = nbformat.read(course.release_notebook(ASSIGNMENT), as_version=4)
     assert [c.source for c in graded_notebook.cells if is_prose(c)] == [c.source for c in released.cells if is_prose(c)]

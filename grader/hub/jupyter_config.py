@@ -8,9 +8,11 @@ JupyterLab), and nbgrader's fetch replaced by the course's translating fetch
 ``root/jupyter/locales`` (:func:`write_notebook_catalogues`) and the student's language from
 ``STUDENT_LANGUAGE``, which :func:`hub_config`'s spawn hook sets for each student from the course's
 roster (``grader roster``'s Language column, else the course's ``c.FeedbackPage.feedback_language``),
-read when the student's server starts. The instructor's server gets ``root/jupyter/instructor`` (the formgrader too, which
-JupyterLab frames: :data:`INSTRUCTOR_FRAMING`), runs in the course folder (root's, which the
-instructor's group reads), imports ``grader`` from it (``PYTHONPATH``) and writes the gradebook
+read when the student's server starts.
+
+The instructor's server gets ``root/jupyter/instructor`` (the formgrader too, which JupyterLab
+frames: :data:`INSTRUCTOR_FRAMING`), runs in the course folder (root's, which the instructor's
+group reads), imports ``grader`` from it (``PYTHONPATH``) and writes the gradebook
 ``GRADER_DB_URL`` names.
 """
 from __future__ import annotations

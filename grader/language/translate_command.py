@@ -3,7 +3,8 @@
     grader translate extract      regenerate locales/notebooks.pot from source/ and merge it into each
                                   language's locales/<language>/LC_MESSAGES/notebooks.po
     grader translate check        name every paragraph a language would show in English; exit 1 if any
-    grader translate compile DIR  the catalogues compiled for the students' fetch: DIR/<language>/LC_MESSAGES/notebooks.mo
+    grader translate compile DIR  the catalogues compiled for the students' fetch:
+                                  DIR/<language>/LC_MESSAGES/notebooks.mo
 """
 from __future__ import annotations
 
