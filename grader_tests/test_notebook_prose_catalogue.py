@@ -4,13 +4,15 @@ extraction keeps translations and names what changed."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
+import mistune
 from babel.messages.pofile import read_po
 
 from grader.course import REPO_ROOT
-from grader.language.notebook_catalogue import (catalogue_path, extract, source_notebooks, template,
-                                                template_path, translated_languages, untranslated)
+from grader.language.notebook_catalogue import (catalogue_path, extract, read_catalogue, source_notebooks,
+                                                template, template_path, translated_languages, untranslated)
 from notebook_language.paragraphs import paragraphs, pieces, translate_text
 
 
@@ -105,3 +107,16 @@ def test_cutting_into_paragraphs_and_joining_gives_the_text_back():
 def test_only_paragraphs_are_translated_and_everything_between_them_is_kept():
     text = "One.\n\n```\ncode\n```\n\nTwo.\n"
     assert translate_text(text, str.upper) == "ONE.\n\n```\ncode\n```\n\nTWO.\n"
+
+
+def _markdown_shape(text: str) -> dict[str, int]:
+    """How many of each markdown construct ``text`` renders to: emphasis, code, lists, headings, tables."""
+    html = mistune.create_markdown(plugins=["table"])(text)
+    return {tag: len(re.findall(f"<{tag}[ >]", html)) for tag in ("em", "strong", "code", "li", "h1", "h2", "td")}
+
+
+def test_every_chinese_paragraph_keeps_the_markdown_of_its_english_one():
+    catalogue = read_catalogue(REPO_ROOT, "zh")
+    changed = [message.id[:60] for message in catalogue
+               if message.id and message.string and _markdown_shape(message.string) != _markdown_shape(message.id)]
+    assert changed == []
