@@ -137,6 +137,15 @@ def test_a_language_without_a_catalogue_fetches_english_and_does_not_fail(tmp_pa
     assert _first_line(fetched).startswith("# Assignment 01")
 
 
+def test_a_released_file_that_is_not_a_notebook_is_fetched_as_it_is(tmp_path, locales, monkeypatch):
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "zh")
+    home = _exchange_with(tmp_path)
+    (tmp_path / "exchange" / "scaled-attention-lab" / "outbound" / "01_variance" / "notes.ipynb").write_text("{not json")
+    fetched = _fetch(tmp_path, home, locales)
+    assert (fetched.parent / "notes.ipynb").read_text() == "{not json"
+    assert _first_line(fetched) == "# 作业 01 — 为什么未缩放的分数按 √d_k 扩散"
+
+
 def test_fetching_again_never_rewrites_the_students_own_copy(tmp_path, locales, monkeypatch):
     monkeypatch.setenv(LANGUAGE_VARIABLE, "zh")
     home = _exchange_with(tmp_path)

@@ -88,5 +88,9 @@ class TranslatingFetchAssignment(ExchangeFetchAssignment):
                              self.language, self.locale_dir)
             return
         for notebook in notebooks:
-            translate_notebook_file(notebook, translations.gettext)
-            self.log.info("Fetched %s in %s", notebook.name, self.language)
+            try:
+                translate_notebook_file(notebook, translations.gettext)
+            except (OSError, ValueError, TypeError, AttributeError) as exc:  # not a notebook: keep the copy as it is
+                self.log.warning("%s stays as released (%s)", notebook.name, exc)
+            else:
+                self.log.info("Fetched %s in %s", notebook.name, self.language)
