@@ -82,10 +82,26 @@ def _write(catalog: Catalog, path: Path, **options) -> None:
         write_po(handle, catalog, width=0, omit_header=False, **options)
 
 
+def _entries(catalog: Catalog) -> list[tuple]:
+    return [(message.id, tuple(message.locations), tuple(message.auto_comments)) for message in catalog if message.id]
+
+
+def _keep_date_if_unchanged(fresh: Catalog, path: Path) -> None:
+    """Give ``fresh`` the creation date of the template at ``path`` when their entries are the same,
+    so extracting an unchanged course rewrites no file."""
+    if not path.exists():
+        return
+    with open(path, "rb") as handle:
+        committed = read_po(handle, domain=DOMAIN)
+    if _entries(committed) == _entries(fresh):
+        fresh.creation_date = committed.creation_date
+
+
 def extract(course_root: Path) -> list[Path]:
     """Regenerate the template from ``source/`` and merge it into every language's ``.po``; the
     files written."""
     fresh = template(course_root)
+    _keep_date_if_unchanged(fresh, template_path(course_root))
     written = [template_path(course_root)]
     _write(fresh, written[0])
     for language in translated_languages():
