@@ -6,8 +6,8 @@ nbgrader (its JupyterLab extensions), numpy, matplotlib, ipykernel, and the thir
 the course's ``nbgrader_config.py`` imports (so the instructor's formgrader can load it), and the
 course's ``course_numbers`` (standard library only), which the notebooks' ``my_numbers`` cell
 imports, and ``notebook_language`` (standard library and nbgrader), the fetch that delivers each
-student's notebooks in their language. It holds neither ``grader`` nor ``solutions``: only the instructor's server finds those, in
-the course folder (``PYTHONPATH``), which no student can read.
+student's notebooks in their language. It holds neither ``grader`` nor ``solutions``: only the
+instructor's server finds those, in the course folder (``PYTHONPATH``), which no student can read.
 
 A stamp file records what was installed; a second hub with the same list reuses the environment.
 """
@@ -139,8 +139,8 @@ def kernel_metadata(env_bin: Path) -> dict:
 
 def install_student_packages(env: Path) -> None:
     """Copy the course's packages that notebooks import (``STUDENT_PACKAGES``) and that the students'
-    server imports (``SERVER_PACKAGES``) into ``env``'s site-packages, replacing an older copy: on every start, so the students always have the current
-    ones. RuntimeError when ``env`` has no site-packages folder or a package is not found."""
+    server imports (``SERVER_PACKAGES``) into ``env``'s site-packages, replacing an older copy: on
+    every start, so the students always have the current ones. RuntimeError when ``env`` has no site-packages folder or a package is not found."""
     sites = sorted(env.glob("lib/python3*/site-packages"))
     if len(sites) != 1:
         raise RuntimeError(f"{env} has {len(sites)} site-packages folders, not one; remove it to build it anew")

@@ -28,9 +28,9 @@ from grader.language.notebook_catalogue import compile_catalogues
 from grader.language.student_language import languages_file
 from grader.service.exchange import student_config
 from grader.settings import DB_URL, EXCHANGE_ROOT
-from notebook_language.fetch import LANGUAGE_VARIABLE, nbgrader_config_lines
 from grader.state_folders import (LTI_FOLDER, LTI_HUB_FILE, LTI_JOURNAL, LTI_PLATFORM, LTI_TOOL_KEY,
                                   STATE_DIR_NAME)
+from notebook_language.fetch import LANGUAGE_VARIABLE, nbgrader_config_lines
 
 #: nbgrader's server extensions and JupyterLab plugins only the instructor sees.
 INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list")
