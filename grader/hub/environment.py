@@ -140,7 +140,8 @@ def kernel_metadata(env_bin: Path) -> dict:
 def install_student_packages(env: Path) -> None:
     """Copy the course's packages that notebooks import (``STUDENT_PACKAGES``) and that the students'
     server imports (``SERVER_PACKAGES``) into ``env``'s site-packages, replacing an older copy: on
-    every start, so the students always have the current ones. RuntimeError when ``env`` has no site-packages folder or a package is not found."""
+    every start, so the students always have the current ones. RuntimeError when ``env`` has no
+    site-packages folder or a package is not found."""
     sites = sorted(env.glob("lib/python3*/site-packages"))
     if len(sites) != 1:
         raise RuntimeError(f"{env} has {len(sites)} site-packages folders, not one; remove it to build it anew")
