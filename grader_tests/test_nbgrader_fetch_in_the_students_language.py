@@ -8,10 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from fetched_notebooks import COURSE_ID, publish
 from grader.course import REPO_ROOT
+from grader.demo.corpus import build_notebook, get_submission
 from grader.hub.jupyter_config import write_notebook_catalogues, write_role_configs
 from grader.hub.layout import HubLayout
 from notebook_language.fetch import LANGUAGE_VARIABLE
@@ -49,3 +51,14 @@ def test_nbgrader_fetch_assignment_delivers_chinese_to_a_student_the_hub_says_re
 def test_nbgrader_fetch_assignment_delivers_the_released_english_notebook_otherwise(tmp_path):
     fetched = _nbgrader_fetch(tmp_path, None)
     assert fetched.read_bytes() == (REPO_ROOT / "release" / ASSIGNMENT / "readout.ipynb").read_bytes()
+
+
+def test_nbgrader_validate_passes_the_model_answer_in_the_notebook_fetched_in_chinese(tmp_path):
+    fetched = _nbgrader_fetch(tmp_path, "zh")
+    source = nbformat.read(REPO_ROOT / "source" / ASSIGNMENT / "readout.ipynb", as_version=4)
+    answered = build_notebook(get_submission(ASSIGNMENT, "model_answer"), nbformat.read(fetched, as_version=4), source)
+    nbformat.write(answered, fetched)
+    result = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "validate", str(fetched)],
+                            cwd=fetched.parent, capture_output=True, text=True, timeout=600)
+    assert "Success! Your notebook passes all the tests." in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "CHANGED" not in result.stdout.upper()
