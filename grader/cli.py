@@ -10,6 +10,8 @@
     grader similarity ASSIGNMENT             pairs of submissions possibly written together (instructors only)
     grader export --canvas FILE --roster R   grades as a CSV for Canvas's gradebook import
     grader roster ROSTER.csv                 students' names from the roster into the gradebook (the formgrader's list)
+    grader translate extract | check | compile DIR
+                                             the notebooks' prose catalogue (locales/): regenerate, check, compile
     grader policy show | set | grant-late-days | late-days | validate
                                              deadlines, extensions, late days and accommodations (grader.policy)
     grader demo [--dir DIR] [--claims]       the whole job end to end on a simulated class
@@ -378,6 +380,9 @@ def build_parser() -> argparse.ArgumentParser:
     from grader.policy.command import add_policy_parser
 
     add_policy_parser(sub, _course)
+    from grader.language.translate_command import add_translate_parser
+
+    add_translate_parser(sub, _course)
     from grader.hub.command import add_hub_parser
 
     add_hub_parser(sub)

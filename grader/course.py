@@ -27,7 +27,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 from traitlets.config.loader import PyFileConfigLoader
 
-from grader.course_folders import AUTOGRADED, FEEDBACK, RELEASE, SOURCE, SUBMITTED
+from grader.course_folders import AUTOGRADED, FEEDBACK, LOCALES, RELEASE, SOURCE, SUBMITTED
 from grader.root_trust import CONFIG_FILE, UntrustedError, config_problems, enforced, refusal
 from grader.settings import DB_URL, SQLITE_BUSY_SECONDS
 from grader.state_folders import STATE_DIR_NAME
@@ -173,7 +173,8 @@ def notebook_name(assignment: str) -> str:
 
 
 def create_course(dest: Path, with_release: bool = False) -> Course:
-    """Lay out a fresh course folder at ``dest`` from the repository's config and source notebooks.
+    """Lay out a fresh course folder at ``dest`` from the repository's config, source notebooks and
+    the catalogues of their prose (``locales/``).
 
     with_release: also copy the committed ``release/`` (generation still has to register the
     assignments in the gradebook).
@@ -185,6 +186,8 @@ def create_course(dest: Path, with_release: bool = False) -> Course:
         shutil.copytree(REPO_ROOT / SOURCE / assignment, dest / SOURCE / assignment, dirs_exist_ok=True)
         if with_release:
             shutil.copytree(REPO_ROOT / RELEASE / assignment, dest / RELEASE / assignment, dirs_exist_ok=True)
+    # the notebooks' prose in other languages (grader.language.notebook_catalogue)
+    shutil.copytree(REPO_ROOT / LOCALES, dest / LOCALES, dirs_exist_ok=True)
     return Course(dest)
 
 

@@ -10,3 +10,4 @@ RELEASE = "release"        # the student versions nbgrader generates
 SUBMITTED = "submitted"    # submitted/<student>/<assignment>/: hand-ins as collected
 AUTOGRADED = "autograded"  # autograded/<student>/<assignment>/: where nbgrader grades them
 FEEDBACK = "feedback"      # feedback/<student>/<assignment>/: the pages nbgrader generates
+LOCALES = "locales"        # locales/<language>/LC_MESSAGES/notebooks.po: the notebooks' prose, translated

@@ -32,8 +32,9 @@ from pathlib import Path
 
 CONFIG_FILE = "nbgrader_config.py"
 #: The packages a grading process imports that hold course code: the grader (its checks and
-#: page templates included), the reference numerics and the per-student numbers.
-COURSE_PACKAGES = ("grader", "solutions", "course_numbers")
+#: page templates included), the reference numerics, the per-student numbers and the translating
+#: fetch (whose paragraph rules the catalogue's extraction shares).
+COURSE_PACKAGES = ("grader", "solutions", "course_numbers", "notebook_language")
 
 
 class UntrustedError(RuntimeError):

@@ -5,8 +5,9 @@ readable by everyone: JupyterHub (the hub itself and ``jupyterhub-singleuser``),
 nbgrader (its JupyterLab extensions), numpy, matplotlib, ipykernel, and the third-party packages
 the course's ``nbgrader_config.py`` imports (so the instructor's formgrader can load it), and the
 course's ``course_numbers`` (standard library only), which the notebooks' ``my_numbers`` cell
-imports. It holds neither ``grader`` nor ``solutions``: only the instructor's server finds those, in
-the course folder (``PYTHONPATH``), which no student can read.
+imports, and ``notebook_language`` (standard library and nbgrader), the fetch that delivers each
+student's notebooks in their language. It holds neither ``grader`` nor ``solutions``: only the
+instructor's server finds those, in the course folder (``PYTHONPATH``), which no student can read.
 
 A stamp file records what was installed; a second hub with the same list reuses the environment.
 """
@@ -33,6 +34,8 @@ STAMP = ".hub-packages.json"
 #: JupyterLab settings of every server of the hub: no news or update checks (no calls out of the
 #: hub, no pop-up over a student's page).
 LAB_OVERRIDES = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
+#: Course packages the students' Jupyter server imports (not the kernel): the translating fetch.
+SERVER_PACKAGES = ("notebook_language",)
 NPM_TIMEOUT = 600
 PIP_TIMEOUT = 1800
 
@@ -135,13 +138,14 @@ def kernel_metadata(env_bin: Path) -> dict:
 
 
 def install_student_packages(env: Path) -> None:
-    """Copy the course's packages that notebooks import (``STUDENT_PACKAGES``) into ``env``'s
-    site-packages, replacing an older copy: on every start, so the students always have the current
-    ones. RuntimeError when ``env`` has no site-packages folder or a package is not found."""
+    """Copy the course's packages that notebooks import (``STUDENT_PACKAGES``) and that the students'
+    server imports (``SERVER_PACKAGES``) into ``env``'s site-packages, replacing an older copy: on
+    every start, so the students always have the current ones. RuntimeError when ``env`` has no
+    site-packages folder or a package is not found."""
     sites = sorted(env.glob("lib/python3*/site-packages"))
     if len(sites) != 1:
         raise RuntimeError(f"{env} has {len(sites)} site-packages folders, not one; remove it to build it anew")
-    for name in STUDENT_PACKAGES:
+    for name in (*STUDENT_PACKAGES, *SERVER_PACKAGES):
         found = package_dirs([name])
         if not found:
             raise RuntimeError(f"the course package {name!r} is not installed here; run `make install`")

@@ -3,9 +3,16 @@
 Students' servers get ``JUPYTER_CONFIG_PATH=root/jupyter/student``: the course id and the exchange
 (``grader.service.exchange.student_config``), nbgrader's student extensions only (assignment list,
 validate; formgrader, course list and create-assignment are disabled for the server and for
-JupyterLab). The instructor's server gets ``root/jupyter/instructor`` (the formgrader too, which
-JupyterLab frames: :data:`INSTRUCTOR_FRAMING`), runs in the course folder (root's, which the
-instructor's group reads), imports ``grader`` from it (``PYTHONPATH``) and writes the gradebook
+JupyterLab), and nbgrader's fetch replaced by the course's translating fetch
+(``notebook_language.fetch``), which reads the notebooks' compiled catalogues from
+``root/jupyter/locales`` (:func:`write_notebook_catalogues`) and the student's language from
+``STUDENT_LANGUAGE``, which :func:`hub_config`'s spawn hook sets for each student from the course's
+roster (``grader roster``'s Language column, else the course's ``c.FeedbackPage.feedback_language``),
+read when the student's server starts.
+
+The instructor's server gets ``root/jupyter/instructor`` (the formgrader too, which JupyterLab
+frames: :data:`INSTRUCTOR_FRAMING`), runs in the course folder (root's, which the instructor's
+group reads), imports ``grader`` from it (``PYTHONPATH``) and writes the gradebook
 ``GRADER_DB_URL`` names.
 """
 from __future__ import annotations
@@ -16,10 +23,14 @@ from pathlib import Path
 
 from grader.hub.accounts import Accounts
 from grader.hub.layout import HubLayout
+from grader.language.catalogue import LANGUAGES
+from grader.language.notebook_catalogue import compile_catalogues
+from grader.language.student_language import languages_file
 from grader.service.exchange import student_config
 from grader.settings import DB_URL, EXCHANGE_ROOT
 from grader.state_folders import (LTI_FOLDER, LTI_HUB_FILE, LTI_JOURNAL, LTI_PLATFORM, LTI_TOOL_KEY,
                                   STATE_DIR_NAME)
+from notebook_language.fetch import LANGUAGE_VARIABLE, nbgrader_config_lines
 
 #: nbgrader's server extensions and JupyterLab plugins only the instructor sees.
 INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list")
@@ -55,7 +66,7 @@ def write_role_configs(layout: HubLayout, course_id: str, course_root: Path) -> 
     """The student and the instructor Jupyter config folders (readable by everyone: no secrets)."""
     for folder, enabled in ((layout.student_config, False), (layout.instructor_config, True)):
         folder.mkdir(parents=True, exist_ok=True)
-        text = student_config(course_id, layout.exchange)
+        text = student_config(course_id, layout.exchange) + nbgrader_config_lines(layout.notebook_locales)
         if enabled:
             text += f"c.CourseDirectory.root = {str(course_root)!r}\n"
         (folder / "nbgrader_config.py").write_text(text)
@@ -72,6 +83,15 @@ def write_role_configs(layout: HubLayout, course_id: str, course_root: Path) -> 
     layout.student_config.parent.chmod(0o755)
 
 
+def write_notebook_catalogues(layout: HubLayout, course_root: Path) -> list[Path]:
+    """The course's catalogues of the notebooks' prose, compiled where every student's fetch reads
+    them (readable by everyone: they translate what every student is given anyway); the files."""
+    written = compile_catalogues(course_root, layout.notebook_locales)
+    for path in (layout.notebook_locales, *layout.notebook_locales.rglob("*")):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return written
+
+
 def write_login_module(layout: HubLayout) -> None:
     """Put the hub's authenticator module beside its config (root-only, like the config)."""
     target = layout.state / LOGIN_MODULE.name
@@ -79,8 +99,10 @@ def write_login_module(layout: HubLayout) -> None:
     target.chmod(0o600)
 
 
-def hub_config(layout: HubLayout, accounts: Accounts, ports: Ports, env_bin: Path, course_root: Path) -> str:
-    """The text of ``jupyterhub_config.py`` (kept in the root-only state folder)."""
+def hub_config(layout: HubLayout, accounts: Accounts, ports: Ports, env_bin: Path, course_root: Path,
+               default_language: str = "en") -> str:
+    """The text of ``jupyterhub_config.py`` (kept in the root-only state folder). A student's server
+    gets ``STUDENT_LANGUAGE``: the roster's language of that student, else ``default_language``."""
     students = [s.name for s in accounts.students]
     lti_state = course_root / STATE_DIR_NAME / LTI_FOLDER
     base_env = {"PATH": f"{env_bin}:/usr/bin:/bin", "JUPYTER_CONFIG_PATH": str(layout.student_config),
@@ -128,13 +150,31 @@ c.Spawner.environment = {base_env!r}
 
 INSTRUCTOR = {accounts.instructor.name!r}
 INSTRUCTOR_ENVIRONMENT = {instructor_env!r}
+# Each student's language, as the instructor's roster recorded it (grader roster), read at each spawn.
+STUDENT_LANGUAGES_FILE = {str(languages_file(course_root / STATE_DIR_NAME))!r}
+COURSE_LANGUAGES = {sorted(LANGUAGES)!r}
+DEFAULT_LANGUAGE = {default_language!r}
+
+
+def student_language(name):
+    """The roster's language of student ``name``, else the course's default."""
+    import json
+    try:
+        with open(STUDENT_LANGUAGES_FILE, encoding="utf-8") as handle:
+            language = json.load(handle).get(name)
+    except (OSError, ValueError, AttributeError):
+        language = None
+    return language if language in COURSE_LANGUAGES else DEFAULT_LANGUAGE
 
 
 def role_settings(spawner):
-    """The instructor's server: formgrader config, the course folder, grader importable from it."""
+    """The instructor's server: formgrader config, the course folder, grader importable from it.
+    A student's server: the language the student's notebooks are fetched in."""
     if spawner.user.name == INSTRUCTOR:
         spawner.environment = dict(INSTRUCTOR_ENVIRONMENT)
         spawner.notebook_dir = {str(course_root)!r}
+    else:
+        spawner.environment = {{**spawner.environment, {LANGUAGE_VARIABLE!r}: student_language(spawner.user.name)}}
 
 
 c.Spawner.pre_spawn_hook = role_settings

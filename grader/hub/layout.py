@@ -63,6 +63,11 @@ class HubLayout:
         return self.root / "jupyter" / "instructor"
 
     @property
+    def notebook_locales(self) -> Path:
+        """The compiled catalogues of the notebooks' prose, read by every student's fetch."""
+        return self.root / "jupyter" / "locales"
+
+    @property
     def state(self) -> Path:
         return self.root / "state"
 

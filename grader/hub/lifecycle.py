@@ -34,8 +34,10 @@ from grader.hub.accounts import Accounts, account_uids, create_accounts, remove_
 from grader.hub.course_access import give_course_to_root
 from grader.hub.drafts import seed_drafts, take_draft
 from grader.hub.environment import ensure_environment, ensure_proxy, kernel_metadata
-from grader.hub.jupyter_config import Ports, hub_config, write_login_module, write_role_configs
+from grader.hub.jupyter_config import (Ports, hub_config, write_login_module, write_notebook_catalogues,
+                                       write_role_configs)
 from grader.hub.layout import HubLayout
+from grader.language.student_language import reading_language
 from grader.root_trust import COURSE_PACKAGES
 from grader.settings import DB_URL, EXCHANGE_ROOT
 
@@ -183,9 +185,11 @@ def _bring_up(layout: HubLayout, students: int, prefix: str, port: int, assignme
     from grader.service.exchange import CourseExchange
 
     write_role_configs(layout, CourseExchange(course).course_id, course_root)
+    write_notebook_catalogues(layout, course_root)
     ports = Ports(public=port or free_port(), proxy_api=free_port(), hub=free_port())
     write_login_module(layout)
-    layout.hub_config.write_text(hub_config(layout, accounts, ports, env_bin, course_root))
+    layout.hub_config.write_text(hub_config(layout, accounts, ports, env_bin, course_root,
+                                            reading_language(course, None)))
     layout.hub_config.chmod(0o600)
 
     base_env = {"PATH": _tool_path(), "LANG": "C.UTF-8", "HOME": str(layout.state)}

@@ -1,0 +1,55 @@
+"""``grader translate``: the catalogue of the notebooks' prose (:mod:`grader.language.notebook_catalogue`).
+
+    grader translate extract      regenerate locales/notebooks.pot from source/ and merge it into each
+                                  language's locales/<language>/LC_MESSAGES/notebooks.po
+    grader translate check        name every paragraph a language would show in English; exit 1 if any
+    grader translate compile DIR  the catalogues compiled for the students' fetch:
+                                  DIR/<language>/LC_MESSAGES/notebooks.mo
+"""
+from __future__ import annotations
+
+from grader.course import Course
+from pathlib import Path
+
+from grader.language.notebook_catalogue import compile_catalogues, extract, translated_languages, untranslated
+
+
+def cmd_extract(course: Course, args) -> int:
+    for path in extract(course.root):
+        print(f"wrote {path.relative_to(course.root)}")
+    return cmd_check(course, args)
+
+
+def cmd_check(course: Course, args) -> int:
+    missing = [entry for language in translated_languages() for entry in untranslated(course.root, language)]
+    for entry in missing:
+        state = "fuzzy (the English changed; revise the translation)" if entry.fuzzy else "untranslated"
+        first_line = entry.paragraph.splitlines()[0]
+        print(f"{entry.language}: {entry.where}: {state}: {first_line[:80]}")
+    if not missing:
+        print(f"every paragraph of the notebooks is translated into {', '.join(translated_languages())}")
+    return 1 if missing else 0
+
+
+def cmd_compile(course: Course, args) -> int:
+    for path in compile_catalogues(course.root, Path(args.folder)):
+        print(f"wrote {path}")
+    return 0
+
+
+def add_translate_parser(sub, course_of) -> None:
+    """``grader translate ...``; ``course_of(args)`` is the CLI's course folder check."""
+    p = sub.add_parser("translate", help="the notebooks' prose in other languages: extract the catalogue, "
+                                         "check its translations")
+    commands = p.add_subparsers(dest="translate_command", required=True)
+    for name, func, text in (
+            ("extract", cmd_extract, "regenerate locales/notebooks.pot from source/ and merge it into every "
+                                     "language's notebooks.po (then check)"),
+            ("check", cmd_check, "name every paragraph still untranslated or fuzzy; exit 1 if any"),
+            ("compile", cmd_compile, "compile the catalogues where the students' fetch reads them "
+                                     "(c.TranslatingFetchAssignment.locale_dir)")):
+        q = commands.add_parser(name, help=text)
+        q.add_argument("--course", default=".", help="course folder (default: the current folder)")
+        if name == "compile":
+            q.add_argument("folder", metavar="DIR", help="where to write <language>/LC_MESSAGES/notebooks.mo")
+        q.set_defaults(func=lambda args, func=func: func(course_of(args), args))

@@ -1,0 +1,92 @@
+"""The same code earns the same scores whatever language its notebook was fetched in: the class's
+02_softmax submissions, built once into the notebook an English reader fetches and once into the one
+a Chinese reader fetches (nbgrader's exchange, the course's translating fetch), are graded by
+``grader autograde`` in two copies of the course with one fixed seed for hidden inputs."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from fetched_notebooks import fetch, publish
+from grader.course import ASSIGNMENTS, Course
+from grader.demo.corpus import build_notebook, get_submission, write_submission
+from grader.language.notebook_catalogue import compile_catalogues
+from notebook_language.cells import is_prose
+
+pytestmark = pytest.mark.slow
+ASSIGNMENT = "02_softmax"
+#: student -> the corpus submission they hand in: full marks, a named misconception, partial work.
+HANDED_IN = {"ada": "model_answer", "cai": "softmax_no_max_subtraction", "eli": "partial_softmax_only"}
+FIXED_SEED = "\nc.PrepareProbes.seed = 20240601\n"
+RUN_TIMEOUT = 900  # seconds; generous for a loaded machine
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _course_in(language: str, template: Course, tmp_path) -> Course:
+    """A copy of the released course whose students handed in notebooks fetched in ``language``."""
+    course = Course(tmp_path / f"course-{language}")
+    shutil.copytree(template.root, course.root)
+    with open(course.root / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write(FIXED_SEED)
+    exchange, locales = tmp_path / f"exchange-{language}", tmp_path / "locales"
+    compile_catalogues(course.root, locales)
+    publish(course.root / "release" / ASSIGNMENT, exchange, ASSIGNMENT)
+    source = nbformat.read(course.source_notebook(ASSIGNMENT), as_version=4)
+    for student, name in HANDED_IN.items():
+        home = tmp_path / f"home-{language}-{student}"
+        home.mkdir()
+        fetched = nbformat.read(fetch(exchange, home, ASSIGNMENT, locales, language=language), as_version=4)
+        write_submission(course, student, ASSIGNMENT, build_notebook(get_submission(ASSIGNMENT, name), fetched, source))
+    return course
+
+
+def _autograde(course: Course) -> None:
+    result = subprocess.run([sys.executable, "-m", "grader.cli", "autograde", ASSIGNMENT, "--course",
+                             str(course.root), "--workers", "2"], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def _scores(course: Course) -> dict[str, dict[str, float | None]]:
+    with Gradebook(course.db_url) as gb:
+        return {student: {g.name: g.score for g in
+                          gb.find_submission_notebook(ASSIGNMENTS[ASSIGNMENT], ASSIGNMENT, student).grades}
+                for student in HANDED_IN}
+
+
+@pytest.fixture(scope="module")
+def graded(released_course_template, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("languages")
+    courses = {language: _course_in(language, released_course_template, tmp_path) for language in ("en", "zh")}
+    for course in courses.values():
+        _autograde(course)
+    return courses
+
+
+def test_every_check_scores_the_same_in_the_english_and_the_chinese_notebook(graded):
+    english, chinese = _scores(graded["en"]), _scores(graded["zh"])
+    assert chinese == english
+    assert english["ada"] != english["cai"] != english["eli"]  # the class's scores differ, so the test can tell
+
+
+def _graded_notebook(course: Course, student: str):
+    return nbformat.read(course.root / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENTS[ASSIGNMENT]}.ipynb",
+                         as_version=4)
+
+
+def test_the_chinese_readers_graded_notebook_keeps_its_chinese_prose(graded):
+    notebook = _graded_notebook(graded["zh"], "eli")
+    prose = [cell.source for cell in notebook.cells if is_prose(cell)]
+    assert prose and all(CHINESE.search(text) for text in prose)
+
+
+def test_the_english_readers_graded_notebook_keeps_the_released_english_prose(graded):
+    course = graded["en"]
+    graded_notebook = _graded_notebook(course, "eli")
+    released = nbformat.read(course.release_notebook(ASSIGNMENT), as_version=4)
+    assert [c.source for c in graded_notebook.cells if is_prose(c)] == [c.source for c in released.cells if is_prose(c)]
