@@ -41,16 +41,22 @@ def _ensure_tools_on_path() -> None:
 
 
 def _course(args) -> Course:
+    """The course folder of ``--course`` (default: the current folder), first on the import path so
+    that its packages (the reference ``solutions``, ``course_numbers``) import from it."""
+    from grader.course_imports import import_from_course
+
     root = Path(args.course).resolve()
     if not (root / "nbgrader_config.py").exists():
         raise SystemExit(f"error: {root} is not a course folder (no nbgrader_config.py); pass --course DIR")
+    import_from_course(root)
     return Course(root)
 
 
 def cmd_release(args) -> int:
     from grader.release import regenerate_release
 
-    return 0 if regenerate_release(args.assignments or list(ASSIGNMENTS), make_console()) else 1
+    course = _course(args)
+    return 0 if regenerate_release(course, args.assignments or list(ASSIGNMENTS), make_console()) else 1
 
 
 def _known_assignments(course: Course, assignments: list[str]) -> list[str]:
@@ -265,7 +271,6 @@ def cmd_watch(args) -> int:
     import logging
 
     from grader.root_trust import UntrustedError, refuse_untrusted_course
-    from grader.service.watch import serve
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%Y-%m-%dT%H:%M:%S")
     logging.getLogger("traitlets").setLevel(logging.WARNING)  # nbgrader's per-poll exchange chatter
@@ -274,6 +279,8 @@ def cmd_watch(args) -> int:
         refuse_untrusted_course(course.root, f"the course {course.root}")
     except UntrustedError as exc:
         raise SystemExit(f"error: grader watch: {exc}") from None
+    from grader.service.watch import serve  # after the check: it imports the course's packages
+
     # students the gradebook does not know yet may have overrides: the service adds them as they hand in
     _refuse_unusable_policy(course, check_ids=False)
     return serve(course, once=args.once, fix_permissions=args.fix_permissions, workers=args.workers,
@@ -302,6 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("release", help="regenerate release/ from source/ with nbgrader generate_assignment")
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=f"default: all of {', '.join(ASSIGNMENTS)}")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.set_defaults(func=cmd_release)
 
     p = sub.add_parser("autograde", help="grade every submission in parallel, skipping unchanged ones")

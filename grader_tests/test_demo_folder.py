@@ -9,16 +9,16 @@ import subprocess
 import pytest
 from rich.console import Console
 
-from grader.course import REPO_ROOT
-from grader.demo.folder import DEFAULT_DEMO_FOLDER, MARKER, DemoFolderError, prepare_demo_folder
+from grader.demo.folder import MARKER, DemoFolderError, prepare_demo_folder
 from grader.demo.run import STEPS, graded_line, next_steps
 from grader.grading.grade_one import GradingOutcome
 from grader.service.privacy import Problem, fix
+from grader_tests.checkout import DEMO_FOLDER, REPO_ROOT
 
 
 def test_the_demo_course_is_demo_course_in_the_checkout_and_git_ignores_it():
-    assert DEFAULT_DEMO_FOLDER == REPO_ROOT / "demo-course"
-    ignored = subprocess.run(["git", "check-ignore", "-q", str(DEFAULT_DEMO_FOLDER / "gradebook.db")],
+    assert DEMO_FOLDER == REPO_ROOT / "demo-course"
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(DEMO_FOLDER / "gradebook.db")],
                              cwd=REPO_ROOT)
     assert ignored.returncode == 0
 
