@@ -30,6 +30,7 @@ from pathlib import Path
 
 from grader.console import make_console
 from grader.course import ASSIGNMENTS, Course
+from grader.course_imports import import_from_course
 
 
 def _ensure_tools_on_path() -> None:
@@ -41,14 +42,9 @@ def _ensure_tools_on_path() -> None:
 
 
 def _course(args) -> Course:
-    """The course folder of ``--course`` (default: the current folder), first on the import path so
-    that its packages (the reference ``solutions``, ``course_numbers``) import from it."""
-    from grader.course_imports import import_from_course
-
     root = Path(args.course).resolve()
     if not (root / "nbgrader_config.py").exists():
         raise SystemExit(f"error: {root} is not a course folder (no nbgrader_config.py); pass --course DIR")
-    import_from_course(root)
     return Course(root)
 
 
@@ -398,6 +394,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     _ensure_tools_on_path()
     args = build_parser().parse_args(argv)
+    if getattr(args, "course", None):
+        # Before a command imports the grading code: the course's packages (the reference
+        # `solutions`, `course_numbers`) import from the course folder (grader.course_imports).
+        import_from_course(args.course)
     return args.func(args)
 
 

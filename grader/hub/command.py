@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 
 from grader.course import ASSIGNMENTS, Course
-from grader.course_imports import import_from_course
 from grader.hub.layout import DEFAULT_CACHE, DEFAULT_ROOT, HubLayout
 from grader.hub.drafts import DraftError
 from grader.hub.lifecycle import HubError, down, release_drafts, up
@@ -18,8 +17,7 @@ def _layout(args) -> HubLayout:
 
 def cmd_hub_up(args) -> int:
     layout = _layout(args)
-    course = Course(Path(args.course).resolve())
-    import_from_course(course.root)  # the students' environment gets its course_numbers
+    course = Course(Path(args.course).resolve())  # on the import path (grader.cli): its course_numbers go to the students
     try:
         running = up(layout, course, students=args.students, prefix=args.prefix, port=args.port,
                      assignments=args.assignments or None)
