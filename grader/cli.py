@@ -30,7 +30,7 @@ from pathlib import Path
 
 from grader.console import make_console
 from grader.course import ASSIGNMENTS, Course
-from grader.course_imports import import_from_course
+from grader.course_imports import COURSE_PACKAGE_NAMES, import_from_course
 
 
 def _ensure_tools_on_path() -> None:
@@ -398,7 +398,15 @@ def main(argv: list[str] | None = None) -> int:
         # Before a command imports the grading code: the course's packages (the reference
         # `solutions`, `course_numbers`) import from the course folder (grader.course_imports).
         import_from_course(args.course)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except ModuleNotFoundError as exc:
+        if exc.name not in COURSE_PACKAGE_NAMES:
+            raise
+        folder = Path(getattr(args, "course", None) or ".").resolve()
+        raise SystemExit(f"error: the course's package {exc.name!r} is not in the course folder {folder}: the "
+                         f"grader imports it from there ({folder / exc.name}/); copy it from the course's "
+                         "repository, or pass --course with the course folder") from None
 
 
 if __name__ == "__main__":

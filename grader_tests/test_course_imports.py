@@ -46,3 +46,18 @@ def test_each_dask_worker_puts_the_course_folder_on_its_import_path(tmp_path, im
     course = course_folder(tmp_path / "course", packages=("course_numbers",))
     CoursePackagesOnWorker(str(course)).setup(worker=None)
     assert sys.path[0] == str(course.resolve())
+
+
+
+def test_a_command_in_a_course_folder_without_its_reference_package_names_the_package_and_the_folder(
+        tmp_path, monkeypatch):
+    from grader import cli
+
+    def missing_package(args):
+        raise ModuleNotFoundError("No module named 'solutions'", name="solutions")
+
+    monkeypatch.setattr(cli, "cmd_autograde", missing_package)
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["autograde", "01_variance", "--course", str(tmp_path)])
+    assert f"'solutions' is not in the course folder {tmp_path.resolve()}" in str(stopped.value)
+    assert "copy it from the course's repository" in str(stopped.value)
