@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
 
     layout = HubLayout(root=Path(tempfile.mkdtemp(prefix="sal-hub-bench-")))
     try:
-        running = up(layout, THE_COURSE, students=2, prefix=f"b{os.getpid() % 100000}", port=0, assignments=[ASSIGNMENT])
+        running = up(layout, THE_COURSE, students=2, prefix=f"b{os.getpid() % 100000}", port=0,
+                     assignments=[ASSIGNMENT])
     except HubError as exc:  # up() has removed whatever it had made
         raise SystemExit(f"error: {exc}") from None
     try:

@@ -53,7 +53,8 @@ def clean_environment(venv: Path) -> dict[str, str]:
             "LANG": "C.UTF-8", "VIRTUAL_ENV": str(venv)}
 
 
-def run(command: list[str], cwd: Path, env: dict[str, str], timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess:
+def run(command: list[str], cwd: Path, env: dict[str, str],
+        timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess:
     result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     return result
@@ -123,8 +124,8 @@ def test_grader_in_the_new_environment_is_the_installed_one_without_the_course_p
 def test_the_installed_grader_records_full_marks_for_the_model_answer_and_none_for_a_blank_notebook(graded_copy):
     course, _ = graded_copy
     with Gradebook(course.db_url) as gradebook:
-        scores = {s: (gradebook.find_submission(ASSIGNMENT, s).score, gradebook.find_submission(ASSIGNMENT, s).max_score)
-                  for s in HANDED_IN}
+        submissions = {s: gradebook.find_submission(ASSIGNMENT, s) for s in HANDED_IN}
+        scores = {s: (submission.score, submission.max_score) for s, submission in submissions.items()}
     (full,) = {maximum for _, maximum in scores.values()}
     assert full > 0 and scores == {"ada": (full, full), "fay": (0.0, full)}
 

@@ -1,9 +1,9 @@
 """The corpus of realistic hand-ins, and submissions built from a release notebook.
 
 A submission is written the way a student produces one: start from the release notebook and
-fill its solution cells, found by their nbgrader ``grade_id``. The corpus
-(``grader_tests/corpus/`` of the repository, found through ``grader.demo.checkout``) describes each hand-in as a small text file,
-``<assignment>/<submission>.py``::
+fill its solution cells, found by their nbgrader ``grade_id``. The corpus (``grader_tests/corpus/``
+of the repository, found through ``grader.demo.checkout``) describes each hand-in as a small text
+file, ``<assignment>/<submission>.py``::
 
     # Attention scores divided by d_k instead of sqrt(d_k).
     # base: model

@@ -51,7 +51,8 @@ def simulated_class(course: Course) -> list[tuple[str, str, NotebookNode | str]]
     submissions: list[tuple[str, str, NotebookNode | str]] = []
     handed = [(student, assignment, get_submission(assignment, name))
               for student, handed_in in ROSTER.items() for assignment, name in handed_in.items()]
-    handed += [(student, assignment, parse_submission(checkout().SIMILARITY_CORPUS_DIR / assignment / f"{name}.py", assignment))
+    copies = checkout().SIMILARITY_CORPUS_DIR
+    handed += [(student, assignment, parse_submission(copies / assignment / f"{name}.py", assignment))
                for student, copied in COPIED.items() for assignment, name in copied.items()]
     for student, assignment, submission in handed:
         if submission.unreadable:

@@ -17,7 +17,7 @@ def _layout(args) -> HubLayout:
 
 def cmd_hub_up(args) -> int:
     layout = _layout(args)
-    course = Course(Path(args.course).resolve())  # on the import path (grader.cli): its course_numbers go to the students
+    course = Course(Path(args.course).resolve())  # on the import path (grader.cli): students get its course_numbers
     try:
         running = up(layout, course, students=args.students, prefix=args.prefix, port=args.port,
                      assignments=args.assignments or None)

@@ -28,7 +28,7 @@ from grader.hub.layout import HubLayout
 from grader.hub.preflight import shared_python
 from grader.sandbox.limits import STUDENT_PACKAGES, package_dirs
 
-#: What a hub's servers need besides the course config's own imports (pyproject's dependencies).
+#: What a hub's servers need besides the course config's own imports (the installed grader's requirements).
 HUB_PACKAGES = ("jupyterhub>=5,<7", "jupyterlab>=4,<5", "ipykernel>=6.29",
                 "jupyterhub-ltiauthenticator>=1.6,<2")  # launches from an LMS (grader.hub.lti_login)
 STAMP = ".hub-packages.json"
