@@ -31,6 +31,7 @@ from pathlib import Path
 from grader.console import make_console
 from grader.course import ASSIGNMENTS, Course
 from grader.course_imports import COURSE_PACKAGE_NAMES, import_from_course
+from grader.root_trust import UntrustedError
 
 
 def _ensure_tools_on_path() -> None:
@@ -397,7 +398,10 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "course", None):
         # Before a command imports the grading code: the course's packages (the reference
         # `solutions`, `course_numbers`) import from the course folder (grader.course_imports).
-        import_from_course(args.course)
+        try:
+            import_from_course(args.course)
+        except UntrustedError as exc:
+            raise SystemExit(f"error: {exc}") from None
     try:
         return args.func(args)
     except ModuleNotFoundError as exc:

@@ -19,6 +19,8 @@ import importlib
 import sys
 from pathlib import Path
 
+from grader.root_trust import UntrustedError, enforced, refusal, untrusted, untrusted_tree
+
 #: The course's packages the grading process imports from the course folder.
 COURSE_PACKAGE_NAMES = ("solutions", "course_numbers")
 
@@ -29,11 +31,17 @@ def import_from_course(course_root: Path | str) -> None:
 
     A folder without them (a course copied without its packages) changes nothing: the packages
     then come from wherever this interpreter finds them. A package already imported stays as it
-    is: a process grades one course.
+    is: a process grades one course. As root, UntrustedError (naming each path and what to run)
+    when another account can change the folder, a folder above it or a file of those packages.
     """
     root = Path(course_root).resolve()
-    if not any((root / name / "__init__.py").is_file() for name in COURSE_PACKAGE_NAMES):
+    packages = [root / name for name in COURSE_PACKAGE_NAMES if (root / name / "__init__.py").is_file()]
+    if not packages:
         return
+    if enforced():  # as root: first on the import path, whoever writes there runs code as root
+        problems = untrusted([root]) + [problem for package in packages for problem in untrusted_tree(package)]
+        if problems:
+            raise UntrustedError(refusal(f"the course's packages from {root}", problems, trees=packages))
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
         importlib.invalidate_caches()

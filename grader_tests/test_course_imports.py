@@ -5,7 +5,9 @@ import sys
 
 import pytest
 
+from grader import course_imports
 from grader.course_imports import import_from_course
+from grader.root_trust import UntrustedError
 from grader.scheduling.course_on_workers import CoursePackagesOnWorker
 
 
@@ -39,6 +41,17 @@ def test_a_folder_without_course_packages_leaves_the_import_path_alone(tmp_path,
     before = list(sys.path)
     (tmp_path / "course").mkdir()
     import_from_course(tmp_path / "course")
+    assert sys.path == before
+
+
+def test_as_root_a_course_folder_other_accounts_can_write_is_refused_before_it_is_on_the_import_path(
+        tmp_path, import_path, monkeypatch):
+    monkeypatch.setattr(course_imports, "enforced", lambda: True)
+    course = course_folder(tmp_path / "course")
+    course.chmod(0o777)
+    before = list(sys.path)
+    with pytest.raises(UntrustedError, match="refusing to load the course's packages"):
+        import_from_course(course)
     assert sys.path == before
 
 

@@ -7,8 +7,8 @@ assignments into the exchange, gives the course to root with read access for the
 and a gradebook the instructor writes (:mod:`grader.hub.course_access`), puts the sources in the
 instructor's drafts (:mod:`grader.hub.drafts`; ``release_drafts`` takes them back), writes the Jupyter
 configs, starts JupyterHub (which starts configurable-http-proxy) and ``grader watch`` (from the
-root-only state folder, so nothing of the course folder is on its import path), waits until the hub
-answers, and records the processes in ``state/hub.json``.
+root-only state folder; of the course folder, root's, only its packages are imported, once it is
+checked: ``grader.course_imports``), waits until the hub answers, and records the processes in ``state/hub.json``.
 
 ``down`` stops those processes (and every process of the hub's accounts: their servers and kernels),
 removes the accounts with their homes and the hub's folder. The cache (environment, proxy) stays.
