@@ -8,6 +8,7 @@ installed wheel, where the demo stops with :class:`NotACheckoutError`.
 """
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
 
@@ -19,7 +20,7 @@ def checkout() -> ModuleType:
     """The module ``grader_tests.checkout`` (``THE_COURSE``, ``CORPUS_DIR``, ``SIMILARITY_CORPUS_DIR``,
     ``DEMO_FOLDER``); NotACheckoutError saying where to run the demo when it is not importable."""
     try:
-        from grader_tests import checkout as found
+        found = importlib.import_module("grader_tests.checkout")
     except ImportError:
         raise NotACheckoutError(
             "grader demo needs a checkout of the scaled-attention-lab repository: it builds its class from "
