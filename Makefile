@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@echo "Installing the course package and its dependencies (nbgrader, Jupyter, numpy, Playwright, MkDocs ...) into $(VENV)/ ..."
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	@echo "Putting the checkout on the import path of $(VENV)/: it is the course folder of the repository's course (solutions, course_numbers) and holds the test suite ..."
+	@echo "Putting the checkout on the import path of $(VENV)/ (the repository's course folder and its tests) ..."
 	$(BIN)/python -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_path('purelib'), 'scaled-attention-checkout.pth').write_text('$(CURDIR)\n')"
 	@echo "Installed: $(VENV)/bin/grader"
 	touch $(STAMP)

@@ -21,7 +21,6 @@ from rich.console import Console
 from rich.text import Text
 
 from grader.course import ASSIGNMENTS, copy_course
-from grader.course_imports import import_from_course
 from grader.demo.checkout import NotACheckoutError, checkout
 from grader.demo.corpus import write_submission
 from grader.demo.folder import DemoFolderError, prepare_demo_folder, shown_path
@@ -54,7 +53,6 @@ def run_demo(directory: Path | None, workers: int | None, console: Console, clai
     except NotACheckoutError as exc:
         console.print(Text(f"error: {exc}", style="red"), soft_wrap=True)
         return 1
-    import_from_course(repository.THE_COURSE.root)
     from solutions.repro import main as repro_main
 
     refusal = demo_refusal() or missing_layers_refusal()

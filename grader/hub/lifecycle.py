@@ -8,7 +8,8 @@ and a gradebook the instructor writes (:mod:`grader.hub.course_access`), puts th
 instructor's drafts (:mod:`grader.hub.drafts`; ``release_drafts`` takes them back), writes the Jupyter
 configs, starts JupyterHub (which starts configurable-http-proxy) and ``grader watch`` (from the
 root-only state folder; of the course folder, root's, only its packages are imported, once it is
-checked: ``grader.course_imports``), waits until the hub answers, and records the processes in ``state/hub.json``.
+checked: ``grader.course_imports``), waits until the hub answers, and records the processes in
+``state/hub.json``.
 
 ``down`` stops those processes (and every process of the hub's accounts: their servers and kernels),
 removes the accounts with their homes and the hub's folder. The cache (environment, proxy) stays.
@@ -162,8 +163,8 @@ def up(layout: HubLayout, course: Course, students: int = 3, prefix: str = "sal"
         raise
 
 
-def _bring_up(layout: HubLayout, source: Course, students: int, prefix: str, port: int, assignments: list[str],
-              say) -> RunningHub:
+def _bring_up(layout: HubLayout, source: Course, students: int, prefix: str, port: int,
+              assignments: list[str], say) -> RunningHub:
     env_bin = ensure_environment(layout, say)
     ensure_proxy(layout, say)
 
