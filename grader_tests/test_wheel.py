@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -20,6 +21,7 @@ from grader.course import Course, copy_course
 from grader.demo.corpus import build_notebook, get_submission, write_submission
 from grader_tests.checkout import REPO_ROOT, THE_COURSE
 
+pytestmark = pytest.mark.xdist_group("wheel")  # one worker builds and installs the wheel once
 ASSIGNMENT = "01_variance"
 HANDED_IN = {"ada": "model_answer", "fay": "blank"}  # student -> corpus submission
 PIP_TIMEOUT = 900  # seconds: a new environment installs nbgrader, Jupyter, numpy ... (pip's cache helps)
@@ -62,10 +64,13 @@ def run(command: list[str], cwd: Path, env: dict[str, str],
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """The wheel ``pip wheel`` builds from the checkout."""
-    out = tmp_path_factory.mktemp("wheel")
+    """The wheel ``pip wheel`` builds from the distribution's own files (pyproject.toml and
+    ``grader/``), copied out of the checkout so that the build writes nothing into it."""
+    sources, out = tmp_path_factory.mktemp("sources"), tmp_path_factory.mktemp("wheel")
+    shutil.copy2(REPO_ROOT / "pyproject.toml", sources / "pyproject.toml")
+    shutil.copytree(REPO_ROOT / "grader", sources / "grader", ignore=shutil.ignore_patterns("__pycache__"))
     pip_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    run([sys.executable, "-m", "pip", "wheel", str(REPO_ROOT), "--no-deps", "--quiet", "-w", str(out)],
+    run([sys.executable, "-m", "pip", "wheel", str(sources), "--no-deps", "--quiet", "-w", str(out)],
         cwd=out, env=pip_env, timeout=PIP_TIMEOUT)
     (built,) = out.glob("*.whl")
     return built
