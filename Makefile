@@ -15,6 +15,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@echo "Installing the course package and its dependencies (nbgrader, Jupyter, numpy, Playwright, MkDocs ...) into $(VENV)/ ..."
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@echo "Putting the checkout on the import path of $(VENV)/ (the repository's course folder and its tests) ..."
+	$(BIN)/python -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_path('purelib'), 'scaled-attention-checkout.pth').write_text('$(CURDIR)\n')"
 	@echo "Installed: $(VENV)/bin/grader"
 	touch $(STAMP)
 

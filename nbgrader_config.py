@@ -1,6 +1,12 @@
 """nbgrader settings of the course. Plain `nbgrader ...` commands run from this folder use them."""
 from pathlib import Path
 
+from grader.course_imports import import_from_course
+
+# The course's packages (the reference `solutions`, `course_numbers`) import from this folder, also
+# for a plain `nbgrader ...` command: the grader's steps below import them.
+import_from_course(Path(__file__).resolve().parent)
+
 from grader.grading.pipeline import AUTOGRADE_STEPS, FEEDBACK_STEPS, SANITIZE_STEPS
 from grader.pages.exporter import SANITIZING_FILTERS, FeedbackExporter
 from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATHS

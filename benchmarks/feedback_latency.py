@@ -102,7 +102,7 @@ def load() -> str:
 def grading_work(top: Path, notebooks: dict[str, str], runs: int) -> tuple[list[float], dict[str, list[float]]]:
     """Seconds of grade + feedback page of each notebook, warm, in this process (``runs`` each),
     and the seconds of each part of them (the grading's steps, ``grader.grading.step_times``, and the page)."""
-    from grader.course import create_course
+    from grader_tests.checkout import create_course
     from grader.grading import nbgrader_apps
     from grader.grading.grade_one import grade_one
     from grader.release import generate_release
@@ -135,7 +135,7 @@ class Trial:
     def __init__(self, top: Path, label: str, pythonpath: str | None, notebooks: dict[str, str],
                  accounts: dict[str, str], workers: int, scheduler: str | None = None,
                  shape: str = "folders"):
-        from grader.course import create_course
+        from grader_tests.checkout import create_course
         from grader.release import generate_release
         from grader.service.exchange import CourseExchange
 
@@ -469,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     import nbformat
 
-    from grader.course import create_course
+    from grader_tests.checkout import create_course
     from grader.demo.corpus import build_notebook, get_submission
     from grader.service.student import temporary_accounts
 

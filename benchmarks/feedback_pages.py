@@ -27,9 +27,9 @@ from nbconvert.exporters import HTMLExporter
 from nbgrader.server_extensions.formgrader import handlers as formgrader_handlers
 from traitlets.config import Config
 
-from grader.course import REPO_ROOT
 from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 from grader.pages.exporter import FeedbackExporter
+from grader_tests.checkout import REPO_ROOT
 
 matplotlib.use("Agg")
 

@@ -30,9 +30,10 @@ from pathlib import Path
 
 from nbgrader.utils import notebook_hash
 
-from grader.course import Course, create_course
+from grader.course import Course
 from grader.release import generate_release
 from grader.service.watch import GradingLoop
+from grader_tests.checkout import create_course
 from grader_tests.service_setup import temporary_service_course
 
 ASSIGNMENT, NOTEBOOK = "02_softmax", "softmax.ipynb"

@@ -123,10 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     from grader.hub.accounts import Accounts
     from grader.hub.layout import HubLayout
     from grader.hub.lifecycle import HubError, down, up
+    from grader_tests.checkout import THE_COURSE
 
     layout = HubLayout(root=Path(tempfile.mkdtemp(prefix="sal-hub-bench-")))
     try:
-        running = up(layout, students=2, prefix=f"b{os.getpid() % 100000}", port=0, assignments=[ASSIGNMENT])
+        running = up(layout, THE_COURSE, students=2, prefix=f"b{os.getpid() % 100000}", port=0,
+                     assignments=[ASSIGNMENT])
     except HubError as exc:  # up() has removed whatever it had made
         raise SystemExit(f"error: {exc}") from None
     try:

@@ -35,12 +35,13 @@ sys.path.insert(0, str(REPO / "grader_tests"))
 
 from similarity_harness import corpus_class, precision_recall  # noqa: E402
 
-from grader.course import Course, create_course  # noqa: E402
+from grader.course import Course
 from grader.demo.corpus import Submission, build_notebook, write_submission  # noqa: E402
 from grader.release import generate_release  # noqa: E402
 from grader.reporting.timings import grading_times  # noqa: E402
 from grader.scheduling.pool import grade_class  # noqa: E402
 from grader.similarity import similar_pairs  # noqa: E402
+from grader_tests.checkout import create_course  # noqa: E402
 
 ASSIGNMENT = "02_softmax"
 

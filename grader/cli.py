@@ -32,6 +32,8 @@ from pathlib import Path
 
 from grader.console import make_console
 from grader.course import ASSIGNMENTS, Course
+from grader.course_imports import COURSE_PACKAGE_NAMES, import_from_course
+from grader.root_trust import UntrustedError
 
 
 def _ensure_tools_on_path() -> None:
@@ -52,7 +54,8 @@ def _course(args) -> Course:
 def cmd_release(args) -> int:
     from grader.release import regenerate_release
 
-    return 0 if regenerate_release(args.assignments or list(ASSIGNMENTS), make_console()) else 1
+    course = _course(args)
+    return 0 if regenerate_release(course, args.assignments or list(ASSIGNMENTS), make_console()) else 1
 
 
 def _known_assignments(course: Course, assignments: list[str]) -> list[str]:
@@ -267,7 +270,6 @@ def cmd_watch(args) -> int:
     import logging
 
     from grader.root_trust import UntrustedError, refuse_untrusted_course
-    from grader.service.watch import serve
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%Y-%m-%dT%H:%M:%S")
     logging.getLogger("traitlets").setLevel(logging.WARNING)  # nbgrader's per-poll exchange chatter
@@ -276,6 +278,8 @@ def cmd_watch(args) -> int:
         refuse_untrusted_course(course.root, f"the course {course.root}")
     except UntrustedError as exc:
         raise SystemExit(f"error: grader watch: {exc}") from None
+    from grader.service.watch import serve  # after the check: it imports the course's packages
+
     # students the gradebook does not know yet may have overrides: the service adds them as they hand in
     _refuse_unusable_policy(course, check_ids=False)
     return serve(course, once=args.once, fix_permissions=args.fix_permissions, workers=args.workers,
@@ -304,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("release", help="regenerate release/ from source/ with nbgrader generate_assignment")
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=f"default: all of {', '.join(ASSIGNMENTS)}")
+    p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.set_defaults(func=cmd_release)
 
     p = sub.add_parser("autograde", help="grade every submission in parallel, skipping unchanged ones")
@@ -395,7 +400,22 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     _ensure_tools_on_path()
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    if getattr(args, "course", None):
+        # Before a command imports the grading code: the course's packages (the reference
+        # `solutions`, `course_numbers`) import from the course folder (grader.course_imports).
+        try:
+            import_from_course(args.course)
+        except UntrustedError as exc:
+            raise SystemExit(f"error: {exc}") from None
+    try:
+        return args.func(args)
+    except ModuleNotFoundError as exc:
+        if exc.name not in COURSE_PACKAGE_NAMES:
+            raise
+        folder = Path(getattr(args, "course", None) or ".").resolve()
+        raise SystemExit(f"error: the course's package {exc.name!r} is not in the course folder {folder}: the "
+                         f"grader imports it from there ({folder / exc.name}/); copy it from the course's "
+                         "repository, or pass --course with the course folder") from None
 
 
 if __name__ == "__main__":

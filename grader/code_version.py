@@ -1,7 +1,8 @@
 """Which grading code is installed: the distribution's version and a hash of ``grader`` and ``solutions``.
 
 A grading's record and the reference values kept per course name it, so that changed grading code
-grades again and computes again.
+grades again and computes again. ``solutions`` is the course's reference package, found where the
+grading process imports it from (the course folder, :mod:`grader.course_imports`).
 """
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ import hashlib
 import importlib.util
 from importlib import metadata
 from pathlib import Path
-
-from grader.course import REPO_ROOT
 
 DISTRIBUTION = "scaled-attention-lab"
 
@@ -39,6 +38,9 @@ def grader_version() -> str:
     digest = hashlib.sha256()
     for package in ("grader", "solutions"):
         spec = importlib.util.find_spec(package)
-        folder = Path(spec.origin).parent if spec and spec.origin else REPO_ROOT / package
+        folder = Path(spec.origin).parent if spec and spec.origin else None
+        if folder is None:  # not importable here: hashed as missing, so it grades again once it is
+            digest.update(f"[{package}]<missing>".encode())
+            continue
         hash_tree(digest, folder, package, suffixes=(".py",))
     return f"{version}+{digest.hexdigest()[:16]}"

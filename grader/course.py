@@ -14,8 +14,9 @@ which graders on several machines can share.
 ``.grader/`` is the grading process's private state (mode 0700): records and secrets that only the
 grading process writes and reads, outside every folder a kernel or a student can write.
 
-The repository itself is one (the instructor's); tests and the demo copy ``source/`` and the config
-into a temporary folder so that nothing in the repository changes.
+Every command takes the course folder it works on (``--course``, default the current folder); the
+engine never looks for a course beside its own code. Tests and the demo copy a course's ``source/``
+and config into a temporary folder (:func:`copy_course`) so that nothing in the original changes.
 """
 from __future__ import annotations
 
@@ -32,7 +33,6 @@ from grader.root_trust import CONFIG_FILE, UntrustedError, config_problems, enfo
 from grader.settings import DB_URL, SQLITE_BUSY_SECONDS
 from grader.state_folders import STATE_DIR_NAME
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 # The environment variable the course's nbgrader_config.py reads for a gradebook other than SQLite.
 TIMESTAMP_FILE = "timestamp.txt"  # nbgrader's record of when a hand-in was submitted
 MAX_TIMESTAMP_CHARS = 100  # a timestamp is one short line; the rest of a longer file is never read
@@ -172,22 +172,30 @@ def notebook_name(assignment: str) -> str:
     return ASSIGNMENTS[assignment]
 
 
-def create_course(dest: Path, with_release: bool = False) -> Course:
-    """Lay out a fresh course folder at ``dest`` from the repository's config, source notebooks and
-    the catalogues of their prose (``locales/``).
+def copy_course(course: Course, dest: Path, with_release: bool = False, with_packages: bool = False) -> Course:
+    """Lay out a fresh course folder at ``dest`` from ``course``'s config, source notebooks and the
+    catalogues of their prose (``locales/``).
 
-    with_release: also copy the committed ``release/`` (generation still has to register the
-    assignments in the gradebook).
+    Copies ``nbgrader_config.py`` and ``source/<id>/`` of every assignment of ``course``;
+    with_release: also its ``release/<id>/`` folders (generation still has to register the
+    assignments in the gradebook); with_packages: also the course's Python packages
+    (``grader.course_imports.COURSE_PACKAGE_NAMES``: the reference ``solutions`` and
+    ``course_numbers``), which a grading process imports from the course folder.
     """
+    from grader.course_imports import COURSE_PACKAGE_NAMES
+
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(REPO_ROOT / "nbgrader_config.py", dest / "nbgrader_config.py")
-    for assignment in ASSIGNMENTS:
-        shutil.copytree(REPO_ROOT / SOURCE / assignment, dest / SOURCE / assignment, dirs_exist_ok=True)
-        if with_release:
-            shutil.copytree(REPO_ROOT / RELEASE / assignment, dest / RELEASE / assignment, dirs_exist_ok=True)
-    # the notebooks' prose in other languages (grader.language.notebook_catalogue)
-    shutil.copytree(REPO_ROOT / LOCALES, dest / LOCALES, dirs_exist_ok=True)
+    shutil.copy2(course.root / CONFIG_FILE, dest / CONFIG_FILE)
+    for assignment in course.assignments():
+        for folder in (SOURCE, RELEASE) if with_release else (SOURCE,):
+            if (course.root / folder / assignment).is_dir():
+                shutil.copytree(course.root / folder / assignment, dest / folder / assignment, dirs_exist_ok=True)
+    for package in COURSE_PACKAGE_NAMES if with_packages else ():
+        shutil.copytree(course.root / package, dest / package, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    if (course.root / LOCALES).is_dir():  # the notebooks' prose in other languages (notebook_language)
+        shutil.copytree(course.root / LOCALES, dest / LOCALES, dirs_exist_ok=True)
     return Course(dest)
 
 

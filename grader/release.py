@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 from rich.console import Console
 
-from grader.course import REPO_ROOT, Course, create_course, notebook_name
+from grader.course import Course, copy_course, notebook_name
 from grader.course_folders import RELEASE, SOURCE
 from grader.grading import nbgrader_apps
 from grader.grading.student_numbers import refresh_numbers_cell
@@ -36,28 +36,28 @@ def with_kernel_metadata(notebook: Path, kernel: dict) -> Path:
     return notebook
 
 
-def regenerate_release(assignments: list[str], console: Console) -> bool:
-    """Regenerate the repository's ``release/<id>/`` for each assignment from a scratch course.
+def regenerate_release(course: Course, assignments: list[str], console: Console) -> bool:
+    """Regenerate ``course``'s ``release/<id>/`` for each assignment from a scratch copy of it.
 
-    Generating in a scratch folder keeps the repository free of a gradebook; only the student
+    Generating in a scratch folder keeps the course folder free of a gradebook; only the student
     notebook is copied back. First each source notebook's ``my_numbers`` cell is refreshed
     (``grader.grading.student_numbers``), so every release imports the numbers as the course draws them.
     """
     ok = True
     for assignment in assignments:
-        source = REPO_ROOT / SOURCE / assignment / f"{notebook_name(assignment)}.ipynb"
+        source = course.root / SOURCE / assignment / f"{notebook_name(assignment)}.ipynb"
         if refresh_numbers_cell(source):
             console.print(f"source/{assignment}: the my_numbers cell was regenerated")
     with tempfile.TemporaryDirectory(prefix="release-") as scratch:
-        course = create_course(Path(scratch))
+        scratch_course = copy_course(course, Path(scratch))
         for assignment in assignments:
             try:
-                generated = generate_release(course, assignment)
+                generated = generate_release(scratch_course, assignment)
             except (RuntimeError, ValueError) as exc:
                 console.print(f"[red]{exc}[/red]")
                 ok = False
                 continue
-            target = REPO_ROOT / RELEASE / assignment
+            target = course.root / RELEASE / assignment
             shutil.rmtree(target, ignore_errors=True)
             target.mkdir(parents=True)
             shutil.copy2(generated, target / generated.name)
@@ -65,14 +65,14 @@ def regenerate_release(assignments: list[str], console: Console) -> bool:
     return ok
 
 
-def release_differences(course: Course, assignment: str) -> list[str]:
-    """Cells where the committed release differs from a fresh generation in ``course`` (empty: same)."""
+def release_differences(course: Course, assignment: str, committed: Course) -> list[str]:
+    """Cells where ``committed``'s release differs from a fresh generation in ``course`` (empty: same)."""
     fresh = nbformat.read(generate_release(course, assignment), as_version=4)
-    committed = nbformat.read(REPO_ROOT / RELEASE / assignment / f"{notebook_name(assignment)}.ipynb", as_version=4)
+    committed_notebook = nbformat.read(committed.release_notebook(assignment), as_version=4)
     differences = []
-    if len(fresh.cells) != len(committed.cells):
-        differences.append(f"{len(committed.cells)} cells committed, {len(fresh.cells)} generated")
-    for i, (a, b) in enumerate(zip(committed.cells, fresh.cells)):
+    if len(fresh.cells) != len(committed_notebook.cells):
+        differences.append(f"{len(committed_notebook.cells)} cells committed, {len(fresh.cells)} generated")
+    for i, (a, b) in enumerate(zip(committed_notebook.cells, fresh.cells)):
         if a.source != b.source or a.cell_type != b.cell_type or a.metadata != b.metadata:
             differences.append(f"cell {i} ({b.metadata.get('nbgrader', {}).get('grade_id', b.cell_type)})")
     return differences

@@ -17,7 +17,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.demo.corpus import CORPUS_DIR, CorpusError
+from grader.demo.corpus import CorpusError
+from grader_tests.checkout import CORPUS_DIR
 
 EXPECTED_TABLE = CORPUS_DIR / "expected.csv"
 EVERY_OTHER_CELL = "*"

@@ -111,7 +111,7 @@ def hub_artefacts() -> Path:
 
     from browser import ARTEFACTS_ENV
 
-    from grader.course import REPO_ROOT
+    from grader_tests.checkout import REPO_ROOT
 
     configured = os.environ.get(ARTEFACTS_ENV)
     folder = (Path(configured) if configured else REPO_ROOT / "test-artefacts") / "hub"

@@ -14,8 +14,8 @@ import pytest
 from hub_browser import HubUser, read_feedback
 from hub_session import ASSIGNMENT, NOTEBOOK
 
-from grader.course import REPO_ROOT
 from grader.demo.corpus import get_submission
+from grader_tests.checkout import REPO_ROOT
 
 WRONG_SOFTMAX = get_submission(ASSIGNMENT, "softmax_no_max_subtraction").cells["softmax"]
 SOFTMAX_MARKER = "def softmax(x, axis=-1):"

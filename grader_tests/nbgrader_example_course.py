@@ -25,7 +25,8 @@ import nbformat
 import nbgrader
 from nbgrader.api import Gradebook
 
-from grader.course import REPO_ROOT, Course
+from grader.course import Course
+from grader_tests.checkout import REPO_ROOT
 
 ASSIGNMENT = "ps1"
 USER_GUIDE = Path(nbgrader.__file__).parent / "docs" / "source" / "user_guide"

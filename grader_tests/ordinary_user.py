@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from grader.course import REPO_ROOT
 from grader.service.student import temporary_accounts
+from grader_tests.checkout import REPO_ROOT
 from grader_tests.student_accounts import root_skip_reason, student_python
 
 PACKAGE_FOLDERS = (Path(sysconfig.get_paths()["purelib"]), Path(sys.prefix) / "share")

@@ -12,10 +12,11 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from grader_tests.checkout import REPO_ROOT
 
 LAYERS: list[set[str]] = [
-    {"grader.settings", "grader.state_folders", "grader.root_trust", "grader.course", "grader.course_folders", "grader.console", "grader.fonts",
+    {"grader.settings", "grader.state_folders", "grader.root_trust", "grader.course", "grader.course_imports",
+     "grader.course_folders", "grader.console", "grader.fonts",
      "grader.code_version", "grader.kernel_side", "grader.service_policy", "grader.formats", "grader.language",
      "solutions"},
     {"grader.pages", "grader.sandbox", "grader.checks", "grader.probe", "grader.policy"},

@@ -20,11 +20,11 @@ from pathlib import Path
 import nbformat
 from similarity_class import ASSIGNMENT, cells_of, honest_class
 
-from grader.course import REPO_ROOT
 from grader.demo.corpus import Submission, get_submission, parse_submission
 from grader.notebook_cells import model_answer, model_answers
 from grader.similarity.cells import ClassCells, solution_cells
 from grader.similarity.compare import SimilarityReport
+from grader_tests.checkout import REPO_ROOT
 
 SIMILARITY_CORPUS = Path(__file__).resolve().parent / "similarity_corpus"
 GRADING_CORPUS_MEMBERS = ("model_answer", "loops_float32", "partial_softmax_only", "blank")

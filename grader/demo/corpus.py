@@ -1,9 +1,9 @@
 """The corpus of realistic hand-ins, and submissions built from a release notebook.
 
 A submission is written the way a student produces one: start from the release notebook and
-fill its solution cells, found by their nbgrader ``grade_id``. The corpus
-(``grader_tests/corpus/``) describes each hand-in as a small text file,
-``<assignment>/<submission>.py``::
+fill its solution cells, found by their nbgrader ``grade_id``. The corpus (``grader_tests/corpus/``
+of the repository, found through ``grader.demo.checkout``) describes each hand-in as a small text
+file, ``<assignment>/<submission>.py``::
 
     # Attention scores divided by d_k instead of sqrt(d_k).
     # base: model
@@ -36,10 +36,8 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from grader.course import ASSIGNMENTS, REPO_ROOT, Course
+from grader.course import ASSIGNMENTS, Course
 from grader.notebook_cells import grade_id, is_solution_cell, model_answers
-
-CORPUS_DIR = REPO_ROOT / "grader_tests" / "corpus"
 
 BASES = ("model", "blank")
 KINDS = ("correct", "blank", "partial", "misconception", "fault", "unreadable")
@@ -115,8 +113,13 @@ def parse_submission(path: Path, assignment: str | None = None) -> Submission:
                       sandbox_only="sandbox" in header)
 
 
-def load_corpus(assignment: str | None = None, corpus: Path = CORPUS_DIR) -> list[Submission]:
-    """Every submission of ``assignment`` (default: of all assignments), by assignment then name."""
+def load_corpus(assignment: str | None = None, corpus: Path | None = None) -> list[Submission]:
+    """Every submission of ``assignment`` (default: of all assignments), by assignment then name,
+    from the folder ``corpus`` (default: the repository's corpus, ``grader.demo.checkout``)."""
+    if corpus is None:
+        from grader.demo.checkout import checkout
+
+        corpus = checkout().CORPUS_DIR
     assignments = [assignment] if assignment else list(ASSIGNMENTS)
     submissions = []
     for name in assignments:
@@ -128,7 +131,7 @@ def load_corpus(assignment: str | None = None, corpus: Path = CORPUS_DIR) -> lis
     return submissions
 
 
-def get_submission(assignment: str, name: str, corpus: Path = CORPUS_DIR) -> Submission:
+def get_submission(assignment: str, name: str, corpus: Path | None = None) -> Submission:
     """The corpus submission ``name`` of ``assignment``; KeyError naming the known ones otherwise."""
     found = {s.name: s for s in load_corpus(assignment, corpus)}
     if name not in found:

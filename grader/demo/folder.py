@@ -1,5 +1,6 @@
-"""Where ``grader demo`` works: one fixed folder, ``demo-course/`` in the checkout (git-ignored),
-replaced on each run (the exchange of its hand-in step is a temporary folder, removed at its end).
+"""Where ``grader demo`` works: one fixed folder, ``demo-course/`` in the checkout (git-ignored; named
+by ``grader.demo.checkout``), replaced on each run (the exchange of its hand-in step is a temporary
+folder, removed at its end).
 
 A folder is replaced only when an earlier demo made it (it holds :data:`MARKER`) or it is empty,
 so ``--dir`` can never remove someone's own course.
@@ -10,9 +11,6 @@ import os
 import shutil
 from pathlib import Path
 
-from grader.course import REPO_ROOT
-
-DEFAULT_DEMO_FOLDER = REPO_ROOT / "demo-course"
 MARKER = ".grader-demo"
 
 

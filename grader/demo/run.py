@@ -20,9 +20,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from grader.course import ASSIGNMENTS, create_course
+from grader.course import ASSIGNMENTS, copy_course
+from grader.demo.checkout import NotACheckoutError, checkout
 from grader.demo.corpus import write_submission
-from grader.demo.folder import DEFAULT_DEMO_FOLDER, DemoFolderError, prepare_demo_folder, shown_path
+from grader.demo.folder import DemoFolderError, prepare_demo_folder, shown_path
 from grader.demo.simulated_class import simulated_class
 from grader.grading import nbgrader_apps
 from grader.release import generate_release
@@ -47,6 +48,11 @@ def run_demo(directory: Path | None, workers: int | None, console: Console, clai
     directory: the demo's course folder (default ``demo-course/`` in the checkout), replaced on
     each run (``grader.demo.folder``). claims_table: print every claim of step 1, not one line.
     """
+    try:
+        repository = checkout()
+    except NotACheckoutError as exc:
+        console.print(Text(f"error: {exc}", style="red"), soft_wrap=True)
+        return 1
     from solutions.repro import main as repro_main
 
     refusal = demo_refusal() or missing_layers_refusal()
@@ -57,7 +63,7 @@ def run_demo(directory: Path | None, workers: int | None, console: Console, clai
     if weaker:
         console.print(Text(weaker, style="yellow"), soft_wrap=True)
     try:
-        folder = prepare_demo_folder(directory or DEFAULT_DEMO_FOLDER)
+        folder = prepare_demo_folder(directory or repository.DEMO_FOLDER)
     except DemoFolderError as exc:
         console.print(Text(f"error: {exc}", style="red"))
         return 1
@@ -69,7 +75,7 @@ def run_demo(directory: Path | None, workers: int | None, console: Console, clai
         console.print("[red]a claim of the lessons is not reproduced; fix solutions/ first[/red]")
         return 1
 
-    course = create_course(folder)
+    course = copy_course(repository.THE_COURSE, folder)
     console.rule(STEPS[1])
     console.print(Text(f"course folder: {course.root}"), soft_wrap=True)
     for assignment in ASSIGNMENTS:

@@ -8,7 +8,8 @@ an unreadable submission is recorded with its reason, not lost. Faults that only
 cell that loops until the timeout) are left to the test suite.
 
 One pair was written together (``COPIED``): ivy hands in ben's 02_softmax with the names changed,
-comments added and statements moved (``grader_tests/similarity_corpus``), which the class report's
+comments added and statements moved (``grader_tests/similarity_corpus``, found through
+``grader.demo.checkout``), which the class report's
 "Possibly written together" section shows (``grader.similarity``).
 """
 from __future__ import annotations
@@ -16,10 +17,9 @@ from __future__ import annotations
 import nbformat
 from nbformat import NotebookNode
 
-from grader.course import ASSIGNMENTS, REPO_ROOT, Course
+from grader.course import ASSIGNMENTS, Course
+from grader.demo.checkout import checkout
 from grader.demo.corpus import build_notebook, get_submission, parse_submission
-
-SIMILARITY_CORPUS_DIR = REPO_ROOT / "grader_tests" / "similarity_corpus"
 
 # student -> assignment -> name of the corpus submission they hand in.
 ROSTER: dict[str, dict[str, str]] = {
@@ -51,7 +51,8 @@ def simulated_class(course: Course) -> list[tuple[str, str, NotebookNode | str]]
     submissions: list[tuple[str, str, NotebookNode | str]] = []
     handed = [(student, assignment, get_submission(assignment, name))
               for student, handed_in in ROSTER.items() for assignment, name in handed_in.items()]
-    handed += [(student, assignment, parse_submission(SIMILARITY_CORPUS_DIR / assignment / f"{name}.py", assignment))
+    copies = checkout().SIMILARITY_CORPUS_DIR
+    handed += [(student, assignment, parse_submission(copies / assignment / f"{name}.py", assignment))
                for student, copied in COPIED.items() for assignment, name in copied.items()]
     for student, assignment, submission in handed:
         if submission.unreadable:

@@ -5,7 +5,7 @@ import signal
 import time
 from pathlib import Path
 
-from grader.course import ASSIGNMENTS
+from grader.course import ASSIGNMENTS, Course
 from grader.hub.layout import DEFAULT_CACHE, DEFAULT_ROOT, HubLayout
 from grader.hub.drafts import DraftError
 from grader.hub.lifecycle import HubError, down, release_drafts, up
@@ -17,8 +17,9 @@ def _layout(args) -> HubLayout:
 
 def cmd_hub_up(args) -> int:
     layout = _layout(args)
+    course = Course(Path(args.course).resolve())  # on the import path (grader.cli): students get its course_numbers
     try:
-        running = up(layout, students=args.students, prefix=args.prefix, port=args.port,
+        running = up(layout, course, students=args.students, prefix=args.prefix, port=args.port,
                      assignments=args.assignments or None)
     except HubError as exc:  # up() has removed whatever it had made
         print(f"error: {exc}", flush=True)
@@ -66,6 +67,8 @@ def add_hub_parser(sub) -> None:
                        help=f"kept between hubs: the students' environment and the proxy (default: {DEFAULT_CACHE})")
         q.set_defaults(func=func)
         if name == "up":
+            q.add_argument("--course", default=".", help="the course folder to serve, copied into the hub "
+                                                          "(default: the current folder)")
             q.add_argument("--students", type=int, default=3, help="student accounts to create (default: 3)")
             q.add_argument("--prefix", default="sal", help="account names: PREFIX-instructor, PREFIX-s1, ... (default: sal)")
             q.add_argument("--port", type=int, default=8000,

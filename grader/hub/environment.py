@@ -18,16 +18,18 @@ import hashlib
 import json
 import shutil
 import subprocess
-import tomllib
 from contextlib import contextmanager
+from importlib import metadata
 from pathlib import Path
 
-from grader.course import REPO_ROOT
+from packaging.requirements import Requirement
+
+from grader.code_version import DISTRIBUTION
 from grader.hub.layout import HubLayout
 from grader.hub.preflight import shared_python
 from grader.sandbox.limits import STUDENT_PACKAGES, package_dirs
 
-#: What a hub's servers need besides the course config's own imports (pyproject's dependencies).
+#: What a hub's servers need besides the course config's own imports (the installed grader's requirements).
 HUB_PACKAGES = ("jupyterhub>=5,<7", "jupyterlab>=4,<5", "ipykernel>=6.29",
                 "jupyterhub-ltiauthenticator>=1.6,<2")  # launches from an LMS (grader.hub.lti_login)
 STAMP = ".hub-packages.json"
@@ -41,9 +43,20 @@ PIP_TIMEOUT = 1800
 
 
 def course_packages() -> list[str]:
-    """pyproject.toml's runtime dependencies: nbgrader, numpy, matplotlib and the config's imports."""
-    with open(REPO_ROOT / "pyproject.toml", "rb") as handle:
-        return list(tomllib.load(handle)["project"]["dependencies"])
+    """The installed grader's runtime dependencies (its distribution's metadata, without the optional
+    extras): nbgrader, numpy, matplotlib and the course config's imports. RuntimeError naming the
+    distribution when it is not installed."""
+    try:
+        declared = metadata.requires(DISTRIBUTION) or []
+    except metadata.PackageNotFoundError:
+        raise RuntimeError(f"the distribution {DISTRIBUTION!r} is not installed in this environment; "
+                           "install the grader (pip install it, or `make install` in a checkout)") from None
+    return [text for text in declared if _runtime(Requirement(text))]
+
+
+def _runtime(requirement: Requirement) -> bool:
+    """Whether ``requirement`` is a plain dependency, not one of an optional extra."""
+    return requirement.marker is None or requirement.marker.evaluate({"extra": ""})
 
 
 def requirements() -> list[str]:
@@ -148,7 +161,8 @@ def install_student_packages(env: Path) -> None:
     for name in (*STUDENT_PACKAGES, *SERVER_PACKAGES):
         found = package_dirs([name])
         if not found:
-            raise RuntimeError(f"the course package {name!r} is not installed here; run `make install`")
+            raise RuntimeError(f"the course package {name!r} is not on this process's import path; it is "
+                               f"the folder {name}/ of the course folder (grader hub up --course DIR)")
         target = sites[0] / name
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(found[0], target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))

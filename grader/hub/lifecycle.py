@@ -7,8 +7,9 @@ assignments into the exchange, gives the course to root with read access for the
 and a gradebook the instructor writes (:mod:`grader.hub.course_access`), puts the sources in the
 instructor's drafts (:mod:`grader.hub.drafts`; ``release_drafts`` takes them back), writes the Jupyter
 configs, starts JupyterHub (which starts configurable-http-proxy) and ``grader watch`` (from the
-root-only state folder, so nothing of the course folder is on its import path), waits until the hub
-answers, and records the processes in ``state/hub.json``.
+root-only state folder; of the course folder, root's, only its packages are imported, once it is
+checked: ``grader.course_imports``), waits until the hub answers, and records the processes in
+``state/hub.json``.
 
 ``down`` stops those processes (and every process of the hub's accounts: their servers and kernels),
 removes the accounts with their homes and the hub's folder. The cache (environment, proxy) stays.
@@ -28,7 +29,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.course import ASSIGNMENTS, CONFIG_FILE, REPO_ROOT, Course, create_course
+from grader.course import ASSIGNMENTS, CONFIG_FILE, Course, copy_course
 from grader.hub import preflight
 from grader.hub.accounts import Accounts, account_uids, create_accounts, remove_accounts
 from grader.hub.course_access import give_course_to_root
@@ -38,7 +39,6 @@ from grader.hub.jupyter_config import (Ports, hub_config, write_login_module, wr
                                        write_role_configs)
 from grader.hub.layout import HubLayout
 from grader.language.student_language import reading_language
-from grader.root_trust import COURSE_PACKAGES
 from grader.settings import DB_URL, EXCHANGE_ROOT
 
 EXCHANGE_VARIABLE = EXCHANGE_ROOT.name
@@ -75,13 +75,16 @@ def _check_machine() -> None:
         raise HubError("cannot start the course hub on this machine; missing:\n  - " + "\n  - ".join(problems))
 
 
-def copy_course(dest: Path) -> Course:
-    """The course as the instructor's clone holds it: config, source, release and the packages."""
-    course = create_course(dest, with_release=True)
-    for package in COURSE_PACKAGES:
-        shutil.copytree(REPO_ROOT / package, dest / package,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    return course
+def lay_out_hub_course(course: Course, dest: Path) -> Course:
+    """``course`` as the instructor's clone holds it, at ``dest``: config, source, release, the
+    course's packages, and the grader's own package (the instructor's server runs in the students'
+    environment, which has no grader, and imports it from the course folder)."""
+    from grader.sandbox.limits import package_dirs
+
+    copied = copy_course(course, dest, with_release=True, with_packages=True)
+    for folder in package_dirs(("grader",)):  # the installed engine
+        shutil.copytree(folder, dest / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return copied
 
 
 def release_assignments(course: Course, assignments: list[str], exchange: Path, kernel: dict) -> None:
@@ -143,24 +146,27 @@ def _wait_until_up(url: str, hub: subprocess.Popen, watch: subprocess.Popen, lay
     raise HubError(f"the hub did not answer at {url} within {START_TIMEOUT} s; see {layout.log('hub')}")
 
 
-def up(layout: HubLayout, students: int = 3, prefix: str = "sal", port: int = 8000,
+def up(layout: HubLayout, course: Course, students: int = 3, prefix: str = "sal", port: int = 8000,
        assignments: list[str] | None = None, say=print) -> RunningHub:
-    """Bring the whole hub up (see the module docstring); the running hub. HubError when it cannot."""
+    """Bring the whole hub up for ``course`` (a course folder, copied into the hub; see the module
+    docstring); the running hub. HubError when it cannot."""
     _check_machine()
+    if not (course.root / CONFIG_FILE).is_file():
+        raise HubError(f"{course.root} is not a course folder (no {CONFIG_FILE}); pass --course DIR")
     if layout.processes_file.exists():
         raise HubError(f"a hub is already recorded in {layout.processes_file}; run `grader hub down --root {layout.root}`")
     if layout.root.exists() and any(layout.root.iterdir()):
         raise HubError(f"{layout.root} is not empty; run `grader hub down --root {layout.root}` or choose another --root")
     assignments = list(assignments or ASSIGNMENTS)
     try:
-        return _bring_up(layout, students, prefix, port, assignments, say)
+        return _bring_up(layout, course, students, prefix, port, assignments, say)
     except BaseException:
         down(layout, say)  # whatever was made so far: processes, accounts, folders
         raise
 
 
-def _bring_up(layout: HubLayout, students: int, prefix: str, port: int, assignments: list[str],
-              say) -> RunningHub:
+def _bring_up(layout: HubLayout, source: Course, students: int, prefix: str, port: int,
+              assignments: list[str], say) -> RunningHub:
     env_bin = ensure_environment(layout, say)
     ensure_proxy(layout, say)
 
@@ -174,7 +180,7 @@ def _bring_up(layout: HubLayout, students: int, prefix: str, port: int, assignme
 
     course_root = layout.course
     say(f"copying the course to {course_root} and releasing {', '.join(assignments)}")
-    course = copy_course(course_root)
+    course = lay_out_hub_course(source, course_root)
     name_instructor_group(course, accounts.instructor.name)
     layout.gradebook_folder.mkdir()
     os.environ[DB_URL.name] = layout.gradebook_url  # the course config reads it

@@ -53,6 +53,15 @@ THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"
                     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
 log = logging.getLogger(__name__)
+
+
+def student_package_folders() -> list[str]:
+    """The folders holding the course's packages that notebooks import (``STUDENT_PACKAGES``), as
+    this process finds them (the course folder, ``grader.course_imports``): the kernel's import
+    path for them. The kernel sees only the packages themselves (``readonly_paths``)."""
+    return sorted({os.path.dirname(path) for path in package_dirs(STUDENT_PACKAGES)})
+
+
 _warned_layers: set[str] = set()
 
 
@@ -279,6 +288,9 @@ class SandboxRun:
             "PYTHONDONTWRITEBYTECODE": "1",
         }
         env.update({name: "1" for name in THREAD_VARIABLES})
+        student_folders = student_package_folders()
+        if student_folders:  # the course's packages notebooks import (course_numbers), where this process finds them
+            env["PYTHONPATH"] = os.pathsep.join(student_folders)
         env.update(dict(self.limits.sandbox_env))
         return env
 

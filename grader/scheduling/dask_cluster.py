@@ -146,7 +146,8 @@ def failed_task_outcome(course: Course, assignment: str, student: str, error: Ba
 
 
 def connect(course: Course, scheduler_address: str, insecure_scheduler: bool):
-    """A ``distributed.Client`` of the scheduler, with the course's client certificate.
+    """A ``distributed.Client`` of the scheduler, with the course's client certificate; every worker
+    imports the course's packages from the course folder (``grader.scheduling.course_on_workers``).
 
     InsecureSchedulerError (see ``grader.scheduling.cluster_security.client_security``) before connecting to
     an insecure scheduler unless ``insecure_scheduler``; ClusterSetupError when it cannot be reached.
@@ -155,7 +156,7 @@ def connect(course: Course, scheduler_address: str, insecure_scheduler: bool):
 
     security = client_security(course, scheduler_address, insecure=insecure_scheduler)
     try:
-        return Client(scheduler_address, security=security, set_as_default=False)
+        client = Client(scheduler_address, security=security, set_as_default=False)
     except (OSError, TimeoutError, TypeError) as exc:  # TypeError: tls:// without any TLS settings
         if security is not None:
             hint = ("; check that it runs, and that it was started with the course's ca.pem and its own "
@@ -166,6 +167,10 @@ def connect(course: Course, scheduler_address: str, insecure_scheduler: bool):
         else:
             hint = "; check that it runs and that this machine can reach it"
         raise ClusterSetupError(f"cannot connect to the scheduler at {scheduler_address}: {exc}{hint}") from None
+    from grader.scheduling.course_on_workers import register_course_packages
+
+    register_course_packages(client, str(course.root))  # before any task: tasks import the course's packages
+    return client
 
 
 def grade_on_dask(course: Course, assignment: str, students: list[str] | None,

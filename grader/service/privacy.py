@@ -24,7 +24,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.course import REPO_ROOT, Course
+from grader.course import Course
 from grader.course_folders import AUTOGRADED, FEEDBACK, SOURCE, SUBMITTED
 from grader.state_folders import STATE_DIR_NAME
 
@@ -63,11 +63,13 @@ def private_paths(course: Course) -> list[tuple[Path, str]]:
 
     paths = [(course.root, "course folder")]
     paths += [(course.root / name, name) for name in COURSE_PATHS]
-    paths += [(Path(p), "package only the grading process reads (model answers, checks)")
-              for p in package_dirs()]
-    if course.root.resolve() != REPO_ROOT.resolve():
-        paths.append((REPO_ROOT / SOURCE, "the repository's model answers"))
-    return [(p, what) for p, what in paths if os.path.lexists(p)]
+    packages = [Path(p) for p in package_dirs()]
+    paths += [(p, "package only the grading process reads (model answers, checks)") for p in packages]
+    # The course the reference package comes from keeps its model answers beside it (the grading
+    # process may import it from a folder other than ``course``: a copy graded elsewhere).
+    paths += [(p.parent / SOURCE, "the model answers beside a package the grading process reads")
+              for p in packages if p.parent.resolve() != course.root.resolve()]
+    return [(p, what) for p, what in dict.fromkeys(paths) if os.path.lexists(p)]
 
 
 def _reachable(path: Path) -> bool:

@@ -13,9 +13,10 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.checks import all_checks, get_check
-from grader.course import ASSIGNMENTS, REPO_ROOT
+from grader.course import ASSIGNMENTS
 from grader.grading.probe_cells import probe_names
 from grader.release import release_differences
+from grader_tests.checkout import REPO_ROOT, THE_COURSE
 
 # The student API of COURSE_SPEC.md, per assignment: every item is graded by exactly one test cell.
 STUDENT_API = {
@@ -153,7 +154,7 @@ def test_release_folder_holds_only_notebooks():
 
 @assignments
 def test_committed_release_equals_a_fresh_generation(assignment, course):
-    assert release_differences(course, assignment) == []
+    assert release_differences(course, assignment, THE_COURSE) == []
 
 
 @pytest.mark.slow

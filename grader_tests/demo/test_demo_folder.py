@@ -2,23 +2,25 @@
 never a folder the demo did not make."""
 from __future__ import annotations
 
+import io
 import os
 import stat
 import subprocess
+import sys
 
 import pytest
 from rich.console import Console
 
-from grader.course import REPO_ROOT
-from grader.demo.folder import DEFAULT_DEMO_FOLDER, MARKER, DemoFolderError, prepare_demo_folder
-from grader.demo.run import STEPS, graded_line, next_steps
+from grader.demo.folder import MARKER, DemoFolderError, prepare_demo_folder
+from grader.demo.run import STEPS, graded_line, next_steps, run_demo
 from grader.grading.grade_one import GradingOutcome
 from grader.service.privacy import Problem, fix
+from grader_tests.checkout import DEMO_FOLDER, REPO_ROOT
 
 
 def test_the_demo_course_is_demo_course_in_the_checkout_and_git_ignores_it():
-    assert DEFAULT_DEMO_FOLDER == REPO_ROOT / "demo-course"
-    ignored = subprocess.run(["git", "check-ignore", "-q", str(DEFAULT_DEMO_FOLDER / "gradebook.db")],
+    assert DEMO_FOLDER == REPO_ROOT / "demo-course"
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(DEMO_FOLDER / "gradebook.db")],
                              cwd=REPO_ROOT)
     assert ignored.returncode == 0
 
@@ -65,3 +67,12 @@ def test_a_permission_change_is_told_as_done(tmp_path):
     fix([problem])
     assert stat.S_IMODE(os.stat(root).st_mode) == 0o700
     assert problem.done() == f"closed to other accounts: {root} (course folder), mode 0755 -> 0700"
+
+
+def test_the_demo_outside_a_checkout_stops_saying_where_it_runs(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "grader_tests.checkout", None)  # as in an installed wheel: not importable
+    console = Console(record=True, width=200, file=io.StringIO())
+    assert run_demo(tmp_path / "demo-course", workers=1, console=console) == 1
+    text = console.export_text()
+    assert "needs a checkout of the scaled-attention-lab repository" in text and "make demo" in text
+    assert not (tmp_path / "demo-course").exists()

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from grader.course import REPO_ROOT
 from grader.demo.run import run_demo
 from grader.sandbox.privileges import demo_refusal
+from grader_tests.checkout import REPO_ROOT
 
 NOBODY = 65534
 

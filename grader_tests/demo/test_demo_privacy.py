@@ -13,10 +13,10 @@ import pytest
 
 from rich.console import Console
 
-from grader.course import create_course
 from grader.demo import service_handin
 from grader.sandbox import limits
 from grader.service import privacy
+from grader_tests.checkout import create_course
 
 
 def mode(path) -> int:
@@ -42,7 +42,6 @@ def test_the_demo_without_root_skips_the_hand_in_saying_why_and_closes_its_cours
     for path in (course.root, course.root / "gradebook.db", package, tmp_path / "checkout" / "source"):
         os.chmod(path, mode(path) | 0o055)
     monkeypatch.setattr(limits, "package_dirs", lambda: [str(package)])
-    monkeypatch.setattr(privacy, "REPO_ROOT", tmp_path / "checkout")
     monkeypatch.setattr(service_handin.os, "geteuid", lambda: 1000)
     console = Console(file=io.StringIO(), width=200)
     assert service_handin.show_student_loop(course, console) == 0

@@ -10,9 +10,9 @@ import nbformat
 import pytest
 from attack_harness import ASSIGNMENT, ATTACKS_DIR, NOTEBOOK_NAME, hand_in, load_attack, max_scores, scores
 
-from grader.course import create_course
 from grader.release import generate_release
 from grader.sandbox import SandboxedExecute
+from grader_tests.checkout import create_course
 
 pytestmark = pytest.mark.slow
 

@@ -22,9 +22,10 @@ from grader.hub.drafts import MAX_DRAFT_BYTES, DraftError, draft_notebook, seed_
 from grader.hub import lifecycle
 from grader.hub.environment import kernel_metadata
 from grader.hub.layout import HubLayout
-from grader.hub.lifecycle import copy_course, name_instructor_group, release_drafts
+from grader.hub.lifecycle import lay_out_hub_course, name_instructor_group, release_drafts
 from grader.root_trust import course_load_problems
 from grader.settings import DB_URL
+from grader_tests.checkout import THE_COURSE
 from grader_tests.other_account import other_account
 
 ASSIGNMENT = "01_variance"
@@ -54,7 +55,7 @@ def hub(instructor, monkeypatch):
         home.mkdir(parents=True, mode=0o700)
         instructor.owns(home)
         Accounts(Account(instructor.name, "unused", str(home)), ()).save(layout.accounts_file)
-        course = copy_course(layout.course)
+        course = lay_out_hub_course(THE_COURSE, layout.course)
         name_instructor_group(course, instructor.name)
         layout.gradebook_folder.mkdir()
         monkeypatch.setenv(DB_URL.name, layout.gradebook_url)

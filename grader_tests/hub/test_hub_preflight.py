@@ -9,6 +9,7 @@ from grader.cli import main
 from grader.hub import preflight
 from grader.hub.layout import HubLayout
 from grader.hub.lifecycle import HubError, up
+from grader_tests.checkout import THE_COURSE
 
 
 @pytest.fixture
@@ -34,7 +35,7 @@ def test_a_machine_without_npm_is_refused_naming_node_and_npm(no_npm):
 def test_up_refuses_before_making_any_folder_or_account(not_root, no_npm, tmp_path):
     layout = HubLayout(root=tmp_path / "hub", cache=tmp_path / "cache")
     with pytest.raises(HubError) as refused:
-        up(layout, students=2, prefix="never")
+        up(layout, THE_COURSE, students=2, prefix="never")
     assert "root:" in str(refused.value) and "node and npm" in str(refused.value)
     assert not layout.root.exists() and not layout.cache.exists()
 

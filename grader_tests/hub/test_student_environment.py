@@ -39,3 +39,13 @@ def test_installing_again_replaces_an_older_copy(tmp_path):
 def test_an_environment_without_site_packages_is_named(tmp_path):
     with pytest.raises(RuntimeError, match="env has 0 site-packages folders"):
         install_student_packages(tmp_path / "env")
+
+
+def test_the_students_environment_gets_the_installed_graders_requirements_without_its_extras():
+    from packaging.requirements import Requirement
+
+    from grader.hub.environment import course_packages
+
+    names = [Requirement(requirement).name for requirement in course_packages()]
+    assert {"nbgrader", "numpy", "matplotlib", "ipykernel"} <= set(names)
+    assert not {"pytest", "mkdocs", "dask"} & set(names)

@@ -11,7 +11,7 @@ import pytest
 from nbgrader.utils import compute_checksum, is_grade, is_locked, is_solution
 
 from fetched_notebooks import fetch, publish
-from grader.course import REPO_ROOT
+from grader_tests.checkout import REPO_ROOT
 from grader.language.notebook_catalogue import compile_catalogues
 from notebook_language.cells import is_prose, translate_notebook
 from notebook_language.fetch import LANGUAGE_VARIABLE, prose_translations

@@ -6,7 +6,7 @@ import json
 import shutil
 
 from grader.cli import main
-from grader.course import REPO_ROOT
+from grader_tests.checkout import REPO_ROOT
 
 
 def _course(tmp_path):

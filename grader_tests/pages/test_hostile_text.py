@@ -7,13 +7,13 @@ import pytest
 from nbformat import from_dict
 from rich.console import Console
 
-from grader.course import create_course
 from grader.grading.grade_one import REASON_LINE_LIMIT, _reason_from, grade_one
 from grader.grading.probe_cells import METADATA_KEY
 from grader.grading.admission import student_id_refusal
 from grader.grading.verdict_records import read_verdict_records, verdict_records
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.terminal import print_class_report
+from grader_tests.checkout import create_course
 
 RECORD = {"check": "softmax", "fraction": 1.0, "stage": None, "misconception": None}
 

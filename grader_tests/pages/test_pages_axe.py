@@ -14,10 +14,10 @@ from graded_class import ASSIGNMENT, UNGRADABLE_STUDENT
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
-from grader.course import REPO_ROOT
 from grader.grading.status_page import ungradable_page
 from grader.service.pages import status_page_of
 from grader.service.status_messages import HOURLY_LIMIT, OWN_WORK_TODO
+from grader_tests.checkout import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 

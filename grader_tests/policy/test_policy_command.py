@@ -7,7 +7,8 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.cli import main
-from grader.course import Course, create_course
+from grader.course import Course
+from grader_tests.checkout import create_course
 
 pytestmark = pytest.mark.slow  # nbgrader creates a gradebook per test
 DUE = datetime(2026, 3, 1, 12, 0, 0)

@@ -12,8 +12,8 @@ from mkdocs.config import load_config
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-from grader.course import REPO_ROOT
 from grader.settings import reference_markdown
+from grader_tests.checkout import REPO_ROOT
 
 PAGE_TEXT = "# Settings reference\n\n`max_waiting`: 5\n"
 

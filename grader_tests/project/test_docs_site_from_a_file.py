@@ -10,7 +10,7 @@ import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
-from grader.course import REPO_ROOT
+from grader_tests.checkout import REPO_ROOT
 
 NAV_LINKS = "nav.md-nav--primary a.md-nav__link[href]"
 

@@ -15,8 +15,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.cli import main
-from grader.course import REPO_ROOT, Course
+from grader.course import Course
 from grader.reporting.canvas import IDENTITY_COLUMNS, RosterError, export_canvas, read_roster
+from grader_tests.checkout import REPO_ROOT
 
 ROSTER_HEADER = "Student,ID,SIS User ID,SIS Login ID,Section\n"
 

@@ -11,12 +11,13 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.plugins import CsvExportPlugin
 
-from grader.course import REPO_ROOT, Course
+from grader.course import Course
 from grader.reporting.analysis import assignment_summary
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.csv_files import defused, write_csv_rows
 from grader.reporting.csv_tables import write_csv
 from grader.reporting.grades_csv import GradesCsvExport
+from grader_tests.checkout import REPO_ROOT
 
 
 @pytest.mark.parametrize("text", [

@@ -7,11 +7,12 @@ import re
 
 from bs4 import BeautifulSoup
 
-from grader.course import course_name, create_course
+from grader.course import course_name
 from grader.reporting.analysis import LateRow, assignment_summary
 from grader.reporting.class_report import ClassReport, StudentResult
 from grader.reporting.csv_tables import COLUMNS, write_csv
 from grader.reporting.html_page import CONTENT_SECURITY_POLICY, render_page
+from grader_tests.checkout import create_course
 
 HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>'
 HOSTILE_ID = '"><svg onload=alert(3)>$\\frac{1}{0}$'

@@ -6,8 +6,8 @@ import sys
 
 from nbgrader.api import Gradebook
 
-from grader.course import create_course
 from grader.reporting.roster_names import add_roster_names, split_name
+from grader_tests.checkout import create_course
 
 HEADER = "Student,ID,SIS User ID,SIS Login ID,Section\n"
 ROSTER = HEADER + '"Lovelace, Ada",1001,S1001,ada,Sec 1\nPoints Possible,,,,\n"Hopper, Grace",1002,S1002,grace,Sec 1\n'

@@ -38,11 +38,12 @@ from attack_harness import (
     scores,
 )
 
-from grader.course import Course, create_course
+from grader.course import Course
 from grader.release import generate_release
 from grader.reporting.class_report import build_report
 from grader.sandbox.limits import SandboxLimits
 from grader.sandbox.submitted_links import quarantine_folder
+from grader_tests.checkout import create_course
 
 pytestmark = pytest.mark.slow
 

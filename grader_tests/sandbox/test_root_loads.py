@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from grader import root_trust
-from grader.course import Course, create_course, load_config
+from grader.course import Course, load_config
 from grader.hub.course_access import give_course_to_root
-from grader.hub.lifecycle import COURSE_PACKAGES, name_instructor_group
+from grader.hub.lifecycle import lay_out_hub_course, name_instructor_group
 from grader.service.privacy import course_problems
+from grader_tests.checkout import THE_COURSE, create_course
 from grader_tests.other_account import OtherAccount, other_account
 
 
@@ -185,11 +186,7 @@ def test_a_course_under_the_sticky_tmp_folder_owned_by_root_is_trusted(course):
 @pytest.fixture
 def hub_course(top, instructor) -> Course:
     """A course laid out as ``grader hub up`` lays it out (without generating the assignments)."""
-    from grader.course import REPO_ROOT
-
-    course = create_course(top / "course", with_release=True)
-    for package in COURSE_PACKAGES:
-        shutil.copytree(REPO_ROOT / package, course.root / package, ignore=shutil.ignore_patterns("__pycache__"))
+    course = lay_out_hub_course(THE_COURSE, top / "course")
     name_instructor_group(course, instructor.name)
     (course.root / "gradebook").mkdir()
     sqlite3.connect(course.root / "gradebook" / "gradebook.db").close()

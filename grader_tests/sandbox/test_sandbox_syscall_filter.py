@@ -22,10 +22,10 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
 
-from grader.course import REPO_ROOT
 from grader.sandbox import SandboxedExecute, doctor_checks, seccomp_profile
 from grader.sandbox.launcher import install_syscall_filter, join_own_session_keyring
 from grader.sandbox.layers import detect_layers
+from grader_tests.checkout import REPO_ROOT
 from grader_tests import syscall_filter_cells as filter_cells
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux's")

@@ -14,10 +14,11 @@ import threading
 
 import pytest
 
-from grader.course import Course, create_course
+from grader.course import Course
 from grader.demo.corpus import write_submission
 from grader.scheduling import cluster_security as cs
 from grader.scheduling.dask_cluster import grade_on_dask
+from grader_tests.checkout import create_course
 
 pytest.importorskip("distributed")
 from cryptography import x509  # noqa: E402  (installed with distributed's cluster extra)

@@ -25,8 +25,8 @@ from nbgrader_example_course import (
     submission_notebooks,
 )
 
-from grader.course import REPO_ROOT
 from grader.grading.preprocessors.feedback_page import KERNEL_VERDICT_NOTE
+from grader_tests.checkout import REPO_ROOT
 from grader_tests.student_accounts import exchange_class, root_skip_reason
 
 pytestmark = [pytest.mark.slow,

@@ -61,7 +61,7 @@ def test_the_instructor_s_own_exchange_course_folder_is_no_problem(exchange_and_
 
 
 def test_doctor_names_a_student_made_exchange_course_folder(exchange_and_student, tmp_path, monkeypatch):
-    from grader.course import create_course
+    from grader_tests.checkout import create_course
     from grader.doctor import privacy_findings
 
     root, student = exchange_and_student

@@ -11,9 +11,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.course import REPO_ROOT
 from grader.demo.corpus import build_notebook, get_submission
 from grader.service.journal import RELEASED, Journal
+from grader_tests.checkout import REPO_ROOT
 from grader_tests.student_accounts import exchange_class, root_skip_reason, student_python
 
 pytestmark = [pytest.mark.slow,

@@ -7,9 +7,9 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-from grader.course import create_course
 from grader.demo.corpus import build_notebook, get_submission, parse_submission, write_submission
-from grader.demo.simulated_class import SIMILARITY_CORPUS_DIR
+from grader_tests.checkout import SIMILARITY_CORPUS_DIR
+from grader_tests.checkout import create_course
 from grader.grading.ungradable_record import reason_path
 from grader.reporting import write_report
 from grader.similarity import similar_pairs
