@@ -108,5 +108,5 @@ class CourseValidator(Validator):
 
 
 def _first_line(source: str) -> str:
-    """A test cell's first line: its docstring, which names the behaviour it tests."""
-    return source.strip().split("\n", 1)[0]
+    """A test cell's first line without its quotes: its docstring, which names the behaviour it tests."""
+    return source.strip().split("\n", 1)[0].strip("\"' ")

@@ -146,6 +146,25 @@ def test_a_release_without_a_leading_heading_gives_no_title():
     assert assignment_title(None) == ""
 
 
+def _numbers_cell(printed: str) -> nbformat.NotebookNode:
+    cell = new_code_cell("my_numbers = ...", metadata={"nbgrader": {"grade": False, "solution": False, "locked": True,
+                                                                    "grade_id": "my_numbers"}})
+    cell.outputs = [new_output("stream", name="stdout", text=printed)]
+    return cell
+
+
+@pytest.mark.parametrize("language, heading", [("en", "Your numbers (student id 'ada')"), ("zh", "你的数字（学号 'ada'）")])
+def test_the_numbers_cell_shows_the_grading_sides_numbers_in_the_page_language(language, heading):
+    from solutions.variants import numbers_for
+
+    resources = {"inlining": {"css": []}, "nbgrader": {"student": "ada", "assignment": "03_readout"}}
+    nb, _ = FeedbackPage(feedback_language=language).preprocess(
+        new_notebook(cells=[_numbers_cell("Your numbers: beta = 1000 (printed by the kernel)\n")]), resources)
+    printed = nb.cells[0].outputs[0]["text"]
+    assert printed.startswith(heading) and "1000" not in printed
+    assert f"beta = {numbers_for('ada', '03_readout')['answer_ab_ratio']['beta']:g}" in printed
+
+
 def test_the_course_config_builds_this_page_with_plain_nbgrader_generate_feedback(course):
     assert FeedbackPage in load_config(course).GenerateFeedback.preprocessors
 

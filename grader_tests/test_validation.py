@@ -95,4 +95,4 @@ def test_a_real_failure_comes_first_with_its_error_and_the_stubs_follow_in_one_l
     assert printed.index("The following cell failed") < printed.index("Not attempted yet: ")
     assert "AssertionError" in printed and "NotImplementedError\n" not in printed.split("\n", 1)[1].split(
         "Not attempted yet")[0]
-    assert 'Not attempted yet: """entropy:' in printed
+    assert "Not attempted yet: entropy: nats;" in printed

@@ -9,6 +9,8 @@ the gradebook) and ``CSSHTMLHeaderPreprocessor`` (the page's inline CSS), and:
   it, and which one to fix first (the first that lost points, in notebook order: later functions
   often call earlier ones), or nothing for a notebook without hidden checks. nbgrader's own index
   of scores per cell stays above it;
+- shows the ``my_numbers`` cell's numbers as the grading side derives them for the student, in the
+  page's language (``course_numbers.show_numbers``), in place of what the kernel printed;
 - hides what only nbgrader needs from a graded test cell (the bare partial-credit number and the
   zero-score error), keeping the verdict text;
 - replaces the traceback of a cell that still raises the released NotImplementedError (the stub
@@ -43,6 +45,7 @@ from grader.checks.misconceptions import wrong_answers
 from grader.course import converter_coursedir
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.grading.probe_cells import probe_cells_from_gradebook
+from grader.grading.student_numbers import NUMBERS_CELL
 from grader.grading.verdict_records import verdict_records
 from grader.language.catalogue import PAGE_LANGUAGE_KEY, SOURCE_LANGUAGE, translate
 from grader.language.student_language import student_language
@@ -294,6 +297,20 @@ def tidy_outputs(cell, sources: dict[str, str] | None = None, language: str = SO
                     for o in cell.outputs]
 
 
+def show_graded_numbers(cell, student: str | None, assignment: str | None, language: str = SOURCE_LANGUAGE) -> None:
+    """Make the ``my_numbers`` cell's output the student's numbers as the grading side derives them
+    (``solutions.variants``), said in ``language``; other cells, and a page without a student or a
+    course assignment, are left as they are."""
+    from course_numbers import show_numbers
+    from solutions.variants import ASSIGNMENT_ITEMS, numbers_for
+
+    meta = cell.metadata.get("nbgrader", {})
+    if cell.cell_type != "code" or meta.get("grade_id") != NUMBERS_CELL or not student or assignment not in ASSIGNMENT_ITEMS:
+        return
+    text = show_numbers(numbers_for(student, assignment), student, language)
+    cell.outputs = [new_output("stream", name="stdout", text=text + "\n")]
+
+
 def decided_in_kernel(cell, sources: dict[str, str] | None = None) -> bool:
     """Whether ``cell`` is a graded test cell whose verdict its own code decided in the student's
     kernel: no verdict of the course's checks (``DecideVerdicts``) rides on it."""
@@ -369,7 +386,7 @@ class FeedbackPage(NbGraderPreprocessor):
 
     reads = {"resources.nbgrader", "cell.metadata.nbgrader: score and comment", "cell.outputs: inert",
              "cell.source: hidden tests removed"}
-    writes = {"cell.metadata: page notes", "resources.feedback_summary", "resources.inlining: css",
+    writes = {"cell.metadata: page notes", "cell.outputs: the numbers cell's", "resources.feedback_summary", "resources.inlining: css",
               "resources.language", "resources.deadline_note", "resources.assignment_title"}
 
     locals().update(traits_of("FeedbackPage"))  # feedback_language (grader.settings)
@@ -410,8 +427,9 @@ class FeedbackPage(NbGraderPreprocessor):
         released = released_notebook(self, resources)
         course_cells = released_course_cells(released)
         resources["assignment_title"] = assignment_title(released)
-        in_kernel = []
+        in_kernel, info = [], resources.get("nbgrader") or {}
         for cell in nb.cells:
+            show_graded_numbers(cell, info.get("student"), info.get("assignment"), language)
             tidy_outputs(cell, sources, language)
             say_verdict_in(cell, sources, language)
             mark_for_the_page(cell, passed_checks, course_cells)
