@@ -3,16 +3,16 @@ from __future__ import annotations
 
 import io
 import shutil
+from pathlib import Path
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from grader.course import REPO_ROOT
 from grader.validation import (NOT_ATTEMPTED, SUMMARY_KEY, CourseValidator, not_attempted_tests, summary_counts,
                                summary_text)
 
-RELEASED_SOFTMAX = REPO_ROOT / "release" / "02_softmax" / "softmax.ipynb"
+RELEASED_SOFTMAX = Path(__file__).resolve().parent.parent / "release" / "02_softmax" / "softmax.ipynb"
 
 
 def _raised(name: str) -> nbformat.NotebookNode:

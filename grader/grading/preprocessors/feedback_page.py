@@ -86,6 +86,8 @@ div.output_area pre, div.output_text pre {{ white-space: pre-wrap; overflow-wrap
 div.output_area img {{ max-width: 100%; height: auto; }}
 div.prompt {{ display: none; }}
 h1.feedback-title {{ font-size: 1.6em; margin: 0.2em 0; }}
+div.feedback-header {{ display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between;
+  column-gap: 1em; }}
 p.feedback-total {{ font-size: 1.2em; margin: 0.2em 0; }}
 details > summary {{ cursor: pointer; margin: 0.2em 0; }}
 details > summary > :is(h1, h2, h3, h4, p, div) {{ display: inline; }}
