@@ -372,8 +372,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.set_defaults(func=cmd_roster)
 
-    p = sub.add_parser("validate", help="run notebooks as nbgrader validate does; test cells whose code is not "
-                                        "written yet (still raising NotImplementedError) are listed apart from failures")
+    p = sub.add_parser("validate", help="run notebooks as nbgrader validate does; test cells whose answer is "
+                                        "not written yet (it still raises NotImplementedError) are listed apart "
+                                        "from failures")
     p.add_argument("notebooks", nargs="+", metavar="NOTEBOOK.ipynb")
     p.set_defaults(func=cmd_validate)
 

@@ -252,7 +252,8 @@ def test_a_softmax_page_is_shorter_than_4000_px_at_1440_px_wide(generated_page, 
 @pytest.mark.slow
 def test_the_page_header_names_the_assignment_by_its_title_with_the_tables_number_format(generated_page):
     page = generated_page.read_text(encoding="utf-8")
-    assert '<h1 class="feedback-title">Assignment 02 — Softmax at σ = 8: saturation, and what really goes wrong</h1>' in page
+    title = "Assignment 02 — Softmax at σ = 8: saturation, and what really goes wrong"
+    assert f'<h1 class="feedback-title">{title}</h1>' in page
     assert re.search(r'<p class="feedback-total">Feedback on 02_softmax: \d+(\.\d+)? / 21</p>', page)
     assert "(Score:" not in page and re.search(r"Score: 2\.67 / 4\b", page)  # each cell's score as the table writes it
 

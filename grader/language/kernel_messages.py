@@ -41,7 +41,8 @@ def translations_source() -> str:
     lines = [_HEADER, "TRANSLATIONS = {"]
     for language, messages in kernel_translations().items():
         lines.append(f"    {language!r}: {{")
-        lines.extend(f"        {_literal(message, 8)}:\n            {_literal(text, 12)}," for message, text in messages.items())
+        for message, text in messages.items():
+            lines.append(f"        {_literal(message, 8)}:\n            {_literal(text, 12)},")
         lines.append("    },")
     lines.append("}")
     return "\n".join(lines) + "\n"

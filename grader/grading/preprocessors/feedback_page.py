@@ -307,7 +307,9 @@ def show_graded_numbers(cell, student: str | None, assignment: str | None, langu
     from solutions.variants import ASSIGNMENT_ITEMS, numbers_for
 
     meta = cell.metadata.get("nbgrader", {})
-    if cell.cell_type != "code" or meta.get("grade_id") != NUMBERS_CELL or not student or assignment not in ASSIGNMENT_ITEMS:
+    if cell.cell_type != "code" or meta.get("grade_id") != NUMBERS_CELL:
+        return
+    if not student or assignment not in ASSIGNMENT_ITEMS:
         return
     text = show_numbers(numbers_for(student, assignment), student, language)
     cell.outputs = [new_output("stream", name="stdout", text=text + "\n")]
@@ -355,7 +357,8 @@ def released_notebook(preprocessor, resources):
     coursedir, info = converter_coursedir(preprocessor), resources.get("nbgrader") or {}
     if coursedir is None or not (info.get("assignment") and info.get("notebook")):
         return None
-    path = Path(coursedir.format_path(coursedir.release_directory, ".", info["assignment"])) / f"{info['notebook']}.ipynb"
+    folder = Path(coursedir.format_path(coursedir.release_directory, ".", info["assignment"]))
+    path = folder / f"{info['notebook']}.ipynb"
     try:
         return nbformat.read(path, as_version=4)
     except (OSError, ValueError):
@@ -368,7 +371,8 @@ def released_course_cells(released) -> set[tuple[str, str]]:
     if released is None:
         return set()
     return {(cell.cell_type, cell.source) for cell in released.cells
-            if not (cell.metadata.get("nbgrader", {}).get("solution") or cell.metadata.get("nbgrader", {}).get("grade"))}
+            if not (cell.metadata.get("nbgrader", {}).get("solution")
+                    or cell.metadata.get("nbgrader", {}).get("grade"))}
 
 
 def assignment_title(released) -> str:
