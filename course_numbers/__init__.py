@@ -17,10 +17,15 @@ Deliberate limits: the derivation is not a secret. It deters copying (a classmat
 the lesson's, earn nothing) but a student who reads this code can compute anyone else's numbers
 from their id; it hides nothing and is not meant to. Grading never takes the numbers from the
 student's kernel: a student who changes this module in their kernel only misleads themselves.
+
+The cell's words are in the language of the student's Jupyter where the course translates it
+(``kernel_language``), else English; ``translations.py`` holds them, copied from the course's catalogues.
 """
 import hashlib
 import math
 import os
+
+from course_numbers.translations import TRANSLATIONS
 
 VARIANT_COURSE_ID = "scaled-attention-lab"
 
@@ -158,13 +163,47 @@ def notebook_student_id():
     return name or None
 
 
-def show_numbers(numbers, student):
-    """The text of the "Your numbers" cell: who they are for, then one line per item."""
+#: What the ``my_numbers`` cell says besides the numbers: message ids of the course's catalogues
+#: (``grader/language``), whose translations ``course_numbers.translations`` carries into the kernel.
+NUMBERS_HEADING = "Your numbers (student id {student}); the graded quiz items use these:"
+LESSON_NUMBERS_HEADING = ("No student id: this Jupyter has no login name that nbgrader would submit under, so these "
+                          "are the lesson's numbers. When your hand-in is graded, your own numbers are used.")
+MESSAGES = (NUMBERS_HEADING, LESSON_NUMBERS_HEADING)
+
+
+def say(message, language="en", **values):
+    """``message`` (one of ``MESSAGES``) in ``language`` ("en", "zh"), its ``{name}`` parts filled;
+    in English when the language has no translation of it."""
+    text = TRANSLATIONS.get(language, {}).get(message) or message
+    return text.format(**values) if values else text
+
+
+def kernel_language(environ=None):
+    """The language of the student's Jupyter as gettext finds it (``LANGUAGE``, ``LC_ALL``,
+    ``LC_MESSAGES``, then ``LANG``: "zh_CN.UTF-8" -> "zh"; ``LANGUAGE`` may list several); "en"
+    for a language the course's catalogues do not translate (and for "C" or nothing set).
+
+    Only the student's own view: the feedback page says the numbers in the language the grading
+    side chose for the student, never in the kernel's."""
+    environ = os.environ if environ is None else environ
+    for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(variable, "")
+        if value:  # LANGUAGE may list several, in order of preference: "fr:zh"
+            for choice in value.split(":"):
+                language = choice.split(".")[0].split("@")[0].split("_")[0].lower()
+                if language in TRANSLATIONS or language == "en":
+                    return language
+            return "en"
+    return "en"
+
+
+def show_numbers(numbers, student, language="en"):
+    """The text of the "Your numbers" cell in ``language``: who they are for, then one line per item
+    (item names, parameter names and numbers as they are)."""
     if student:
-        lines = [f"Your numbers (student id {student!r}); the graded quiz items use these:"]
+        lines = [say(NUMBERS_HEADING, language, student=repr(student))]
     else:
-        lines = ["No student id: this Jupyter has no login name that nbgrader would submit under, so these "
-                 "are the lesson's numbers. When your hand-in is graded, your own numbers are used."]
+        lines = [say(LESSON_NUMBERS_HEADING, language)]
     for item, params in numbers.items():
         if "options" in params:
             text = "; ".join(f"{'ABCD'[i]}: {option}" for i, option in enumerate(params["options"]))
@@ -189,12 +228,12 @@ def notebook_numbers(assignment, graded_student_id=None):
 
     ``graded_student_id`` is the id the grader writes into the cell of a hand-in; None (the
     student's own Jupyter) means the id ``nbgrader submit`` would record here. Prints the numbers
-    (``show_numbers``) so that the cell's output shows them.
+    (``show_numbers``, in ``kernel_language``) so that the cell's output shows them.
     """
     if assignment not in ASSIGNMENT_ITEMS:
         raise ValueError(f"unknown assignment {assignment!r}; the course's assignments are "
                          f"{', '.join(ASSIGNMENT_ITEMS)}")
     student = notebook_student_id() if graded_student_id is None else graded_student_id
     numbers = numbers_for(student, assignment)
-    print(show_numbers(numbers, student))
+    print(show_numbers(numbers, student, kernel_language()))
     return numbers

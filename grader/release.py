@@ -12,6 +12,7 @@ from grader.course import Course, copy_course, notebook_name
 from grader.course_folders import RELEASE, SOURCE
 from grader.grading import nbgrader_apps
 from grader.grading.student_numbers import refresh_numbers_cell
+from grader.language.kernel_messages import write_kernel_translations
 
 
 def generate_release(course: Course, assignment: str) -> Path:
@@ -41,9 +42,12 @@ def regenerate_release(course: Course, assignments: list[str], console: Console)
 
     Generating in a scratch folder keeps the course folder free of a gradebook; only the student
     notebook is copied back. First each source notebook's ``my_numbers`` cell is refreshed
-    (``grader.grading.student_numbers``), so every release imports the numbers as the course draws them.
+    (``grader.grading.student_numbers``), so every release imports the numbers as the course draws them,
+    and the words that cell prints are copied from the catalogues (``grader.language.kernel_messages``).
     """
     ok = True
+    if write_kernel_translations():
+        console.print("course_numbers/translations.py: copied from the catalogues")
     for assignment in assignments:
         source = course.root / SOURCE / assignment / f"{notebook_name(assignment)}.ipynb"
         if refresh_numbers_cell(source):

@@ -76,6 +76,25 @@ def test_without_a_student_id_the_notebook_says_so_and_uses_the_lessons_numbers(
     assert numbers == {item: LESSON_NUMBERS[item] for item in ASSIGNMENT_ITEMS["01_variance"]}
 
 
+@pytest.mark.parametrize("variable", ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"])
+def test_the_numbers_cell_speaks_the_language_of_the_students_jupyter(monkeypatch, variable):
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, "zh_CN.UTF-8")
+    numbers, printed = run_numbers_cell(with_graded_student(numbers_cell("release", "03_readout").source, "ada"))
+    assert printed.startswith("你的数字（学号 'ada'）")
+    assert f"beta = {numbers['answer_ab_ratio']['beta']:g}" in printed
+
+
+@pytest.mark.parametrize("setting", [{}, {"LANG": "C.UTF-8"}, {"LANG": "de_DE.UTF-8"}, {"LANGUAGE": "fr:de"}])
+def test_a_jupyter_in_a_language_the_course_does_not_translate_gets_english(setting):
+    assert course_numbers.kernel_language(setting) == "en"
+
+
+def test_the_first_language_of_the_students_list_that_the_course_translates_is_used():
+    assert course_numbers.kernel_language({"LANGUAGE": "fr:zh_CN:en", "LANG": "C.UTF-8"}) == "zh"
+
+
 def test_the_student_id_is_the_login_name_nbgrader_submits_under():
     from nbgrader.utils import get_username
 
@@ -236,11 +255,13 @@ def test_the_numbers_cell_imports_only_the_numbers_package():
 
 
 def test_the_numbers_package_needs_only_the_standard_library():
-    tree = ast.parse(Path(course_numbers.__file__).read_text(encoding="utf-8"))
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported and imported <= set(sys.stdlib_module_names), imported
+    imported = set()
+    for module in Path(course_numbers.__file__).parent.glob("*.py"):
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        imported |= {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                     for alias in node.names}
+        imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert imported and imported <= set(sys.stdlib_module_names) | {"course_numbers"}, imported
 
 
 @pytest.mark.parametrize("folder", ["source", "release"])

@@ -21,6 +21,7 @@ from graded_class import ASSIGNMENT, LATE_STUDENT, UNGRADABLE_STUDENT
 from nbgrader.api import Gradebook
 
 from grader.course import Course
+from grader.reporting.roster_names import add_roster_names
 
 pytestmark = pytest.mark.slow
 
@@ -150,3 +151,18 @@ def test_a_manual_score_typed_into_the_submission_view_reaches_the_gradebook(for
         assert (grade.manual_score, grade.score, grade.auto_score) == (3.5, 3.5, auto_scores["test_softmax"])
     assert _gradebook_scores(course)[LATE_STUDENT][0] == pytest.approx(before - auto_scores["test_softmax"] + 3.5)
     assert [e for e in errors if not OFFLINE_MATHJAX.search(e)] == []
+
+
+def test_the_manage_students_view_lists_students_by_the_rosters_names(formgrader, browser, browser_artefacts, tmp_path):
+    """After `grader roster`, the formgrader lists "Last, First" from the roster, not "None, None"."""
+    server, course, cookies = formgrader
+    students = sorted(_gradebook_scores(course))
+    rows = "".join(f'"Surname{i}, Given{i}",{1000 + i},S{i},{student},Sec 1\n' for i, student in enumerate(students))
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n" + rows, encoding="utf-8")
+    add_roster_names(course.db_url, roster)
+    seen = open_page(browser, f"{server.origin}/formgrader/manage_students",
+                     browser_artefacts / "formgrader-manage-students.png",
+                     cookies=cookies, marks_script=_rows_when_filled("table tbody tr", len(students)))
+    names = {row[1]: row[0] for row in seen.marks}
+    assert names == {student: f"Surname{i}, Given{i}" for i, student in enumerate(students)}

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 import string
 
+import course_numbers
 import pytest
 from babel.messages.pofile import read_po
 
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.grading.preprocessors import feedback_page
 from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE, catalogue_path, translate, translations
+from grader.language.kernel_messages import TRANSLATIONS_FILE, translations_source
 from grader.pages.page_templates import TEMPLATES
 from grader.policy import page_note
 
@@ -100,8 +102,18 @@ def test_a_translation_adds_no_number(language):
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_the_catalogue_holds_no_message_the_course_no_longer_says(language):
     stale = {m.id for m in _catalogue(language) if m.id} - page_messages() - misconception_messages() \
-        - status_page_messages()
+        - status_page_messages() - set(course_numbers.MESSAGES)
     assert stale == set()
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_every_message_of_the_numbers_cell_is_translated(language):
+    assert untranslated(set(course_numbers.MESSAGES), language) == []
+
+
+def test_the_kernels_copy_of_the_numbers_cells_translations_is_current():
+    """``grader release`` rewrites it; a catalogue edited since leaves it stale."""
+    assert TRANSLATIONS_FILE.read_text(encoding="utf-8") == translations_source()
 
 
 def test_english_is_the_messages_themselves_with_their_values_filled():

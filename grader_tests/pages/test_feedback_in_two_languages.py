@@ -71,6 +71,11 @@ def test_a_chinese_page_says_its_headings_in_chinese_and_is_marked_as_chinese(pa
     assert "Fix first:" not in text and "Likely misconception" not in text and "hidden test case" not in text
 
 
+def test_each_page_shows_the_students_own_numbers_in_its_language(pages):
+    assert "你的数字（学号 'li'）" in _text(_page(pages, "li"))
+    assert "Your numbers (student id 'ada')" in _text(_page(pages, "ada"))
+
+
 def test_an_english_student_page_is_unchanged(pages):
     page = _page(pages, "ada")
     assert '<html lang="en"' in page

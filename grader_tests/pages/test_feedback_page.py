@@ -8,7 +8,7 @@ import sys
 import nbformat
 import pytest
 from browser import open_page  # the browser fixtures come from conftest.py
-from nbformat.v4 import new_code_cell, new_notebook, new_output
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from grader.checks.api import CaseVerdict, Misconception, Verdict
 from grader.course import load_config
@@ -16,7 +16,7 @@ from grader.demo.corpus import get_submission, hand_in
 from grader.grading.grade_one import grade_one
 from grader.grading.preprocessors.decide_verdicts import verdict_outputs
 from grader.grading.preprocessors.feedback_page import (CALLS_A_STUB_NOTE, NO_RESPONSE_COMMENT, NOT_ATTEMPTED_NOTE,
-                                                         PAGE_CSS, PAGE_KEY, FeedbackPage)
+                                                         PAGE_CSS, PAGE_KEY, FeedbackPage, assignment_title)
 from grader.grading.status_page import WHAT_TO_DO, ungradable_page
 
 HOSTILE = '<script>alert("x")</script>'
@@ -135,6 +135,36 @@ def test_a_notebook_without_hidden_checks_gets_no_summary_heading():
     assert [cell.source for cell in nb.cells] == ["x = 1"]
 
 
+def test_the_assignment_title_is_the_first_heading_of_the_released_notebook():
+    released = new_notebook(cells=[new_markdown_cell("# Assignment 02 — Softmax at σ = 8\n\nSome text."),
+                                   new_markdown_cell("# A later heading")])
+    assert assignment_title(released) == "Assignment 02 — Softmax at σ = 8"
+
+
+def test_a_release_without_a_leading_heading_gives_no_title():
+    assert assignment_title(new_notebook(cells=[new_markdown_cell("Text first.\n# Heading")])) == ""
+    assert assignment_title(None) == ""
+
+
+def _numbers_cell(printed: str) -> nbformat.NotebookNode:
+    cell = new_code_cell("my_numbers = ...", metadata={"nbgrader": {"grade": False, "solution": False, "locked": True,
+                                                                    "grade_id": "my_numbers"}})
+    cell.outputs = [new_output("stream", name="stdout", text=printed)]
+    return cell
+
+
+@pytest.mark.parametrize("language, heading", [("en", "Your numbers (student id 'ada')"), ("zh", "你的数字（学号 'ada'）")])
+def test_the_numbers_cell_shows_the_grading_sides_numbers_in_the_page_language(language, heading):
+    from solutions.variants import numbers_for
+
+    resources = {"inlining": {"css": []}, "nbgrader": {"student": "ada", "assignment": "03_readout"}}
+    nb, _ = FeedbackPage(feedback_language=language).preprocess(
+        new_notebook(cells=[_numbers_cell("Your numbers: beta = 1000 (printed by the kernel)\n")]), resources)
+    printed = nb.cells[0].outputs[0]["text"]
+    assert printed.startswith(heading) and "1000" not in printed
+    assert f"beta = {numbers_for('ada', '03_readout')['answer_ab_ratio']['beta']:g}" in printed
+
+
 def test_the_course_config_builds_this_page_with_plain_nbgrader_generate_feedback(course):
     assert FeedbackPage in load_config(course).GenerateFeedback.preprocessors
 
@@ -220,9 +250,11 @@ def test_a_softmax_page_is_shorter_than_4000_px_at_1440_px_wide(generated_page, 
 
 
 @pytest.mark.slow
-def test_the_page_header_names_the_assignment_with_the_tables_number_format(generated_page):
+def test_the_page_header_names_the_assignment_by_its_title_with_the_tables_number_format(generated_page):
     page = generated_page.read_text(encoding="utf-8")
-    assert re.search(r'<h1 class="feedback-title">Feedback on 02_softmax: \d+(\.\d+)? / 21</h1>', page)
+    title = "Assignment 02 — Softmax at σ = 8: saturation, and what really goes wrong"
+    assert f'<h1 class="feedback-title">{title}</h1>' in page
+    assert re.search(r'<p class="feedback-total">Feedback on 02_softmax: \d+(\.\d+)? / 21</p>', page)
     assert "(Score:" not in page and re.search(r"Score: 2\.67 / 4\b", page)  # each cell's score as the table writes it
 
 

@@ -4,10 +4,13 @@
 plain ``nbgrader generate_feedback`` builds the same page. It runs after ``GetGrades`` (scores from
 the gradebook) and ``CSSHTMLHeaderPreprocessor`` (the page's inline CSS), and:
 
+- names the assignment's title (the release's first heading) for the page's header;
 - puts a summary at the top of the notebook: each check by name with its score, what is wrong with
   it, and which one to fix first (the first that lost points, in notebook order: later functions
   often call earlier ones), or nothing for a notebook without hidden checks. nbgrader's own index
   of scores per cell stays above it;
+- shows the ``my_numbers`` cell's numbers as the grading side derives them for the student, in the
+  page's language (``course_numbers.show_numbers``), in place of what the kernel printed;
 - hides what only nbgrader needs from a graded test cell (the bare partial-credit number and the
   zero-score error), keeping the verdict text;
 - replaces the traceback of a cell that still raises the released NotImplementedError (the stub
@@ -42,6 +45,7 @@ from grader.checks.misconceptions import wrong_answers
 from grader.course import converter_coursedir
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.grading.probe_cells import probe_cells_from_gradebook
+from grader.grading.student_numbers import NUMBERS_CELL
 from grader.grading.verdict_records import verdict_records
 from grader.language.catalogue import PAGE_LANGUAGE_KEY, SOURCE_LANGUAGE, translate
 from grader.language.student_language import student_language
@@ -82,6 +86,9 @@ div.output_area pre, div.output_text pre {{ white-space: pre-wrap; overflow-wrap
 div.output_area img {{ max-width: 100%; height: auto; }}
 div.prompt {{ display: none; }}
 h1.feedback-title {{ font-size: 1.6em; margin: 0.2em 0; }}
+div.feedback-header {{ display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between;
+  column-gap: 1em; }}
+p.feedback-total {{ font-size: 1.2em; margin: 0.2em 0; }}
 details > summary {{ cursor: pointer; margin: 0.2em 0; }}
 details > summary > :is(h1, h2, h3, h4, p, div) {{ display: inline; }}
 details > summary > h1 {{ font-size: 1.6em; }}
@@ -292,6 +299,22 @@ def tidy_outputs(cell, sources: dict[str, str] | None = None, language: str = SO
                     for o in cell.outputs]
 
 
+def show_graded_numbers(cell, student: str | None, assignment: str | None, language: str = SOURCE_LANGUAGE) -> None:
+    """Make the ``my_numbers`` cell's output the student's numbers as the grading side derives them
+    (``solutions.variants``), said in ``language``; other cells, and a page without a student or a
+    course assignment, are left as they are."""
+    from course_numbers import show_numbers
+    from solutions.variants import ASSIGNMENT_ITEMS, numbers_for
+
+    meta = cell.metadata.get("nbgrader", {})
+    if cell.cell_type != "code" or meta.get("grade_id") != NUMBERS_CELL:
+        return
+    if not student or assignment not in ASSIGNMENT_ITEMS:
+        return
+    text = show_numbers(numbers_for(student, assignment), student, language)
+    cell.outputs = [new_output("stream", name="stdout", text=text + "\n")]
+
+
 def decided_in_kernel(cell, sources: dict[str, str] | None = None) -> bool:
     """Whether ``cell`` is a graded test cell whose verdict its own code decided in the student's
     kernel: no verdict of the course's checks (``DecideVerdicts``) rides on it."""
@@ -326,21 +349,42 @@ def mark_for_the_page(cell, passed_checks: set[str], course_cells: set[tuple[str
         cell.metadata[PAGE_KEY] = {"course": True}
 
 
-def released_course_cells(preprocessor, resources) -> set[tuple[str, str]]:
-    """(cell type, source) of the released notebook's cells that are neither answers nor tests;
-    empty outside an nbgrader run or when the course folder has no release of the notebook."""
+def released_notebook(preprocessor, resources):
+    """The course's release of the page's notebook (an nbformat notebook), or None outside an
+    nbgrader run or when the course folder has no readable release of it."""
     import nbformat
 
     coursedir, info = converter_coursedir(preprocessor), resources.get("nbgrader") or {}
     if coursedir is None or not (info.get("assignment") and info.get("notebook")):
-        return set()
-    path = Path(coursedir.format_path(coursedir.release_directory, ".", info["assignment"])) / f"{info['notebook']}.ipynb"
+        return None
+    folder = Path(coursedir.format_path(coursedir.release_directory, ".", info["assignment"]))
+    path = folder / f"{info['notebook']}.ipynb"
     try:
-        released = nbformat.read(path, as_version=4)
+        return nbformat.read(path, as_version=4)
     except (OSError, ValueError):
+        return None
+
+
+def released_course_cells(released) -> set[tuple[str, str]]:
+    """(cell type, source) of the cells of the ``released`` notebook that are neither answers nor
+    tests; empty when there is no release (None)."""
+    if released is None:
         return set()
     return {(cell.cell_type, cell.source) for cell in released.cells
-            if not (cell.metadata.get("nbgrader", {}).get("solution") or cell.metadata.get("nbgrader", {}).get("grade"))}
+            if not (cell.metadata.get("nbgrader", {}).get("solution")
+                    or cell.metadata.get("nbgrader", {}).get("grade"))}
+
+
+def assignment_title(released) -> str:
+    """The title of the ``released`` notebook: its first markdown cell's level-1 heading, as plain
+    text ("Assignment 02 — Softmax at σ = 8: ..."); "" when there is no release or no such heading.
+
+    Read from the release, not the hand-in, so the page's header is the course's words."""
+    if released is None:
+        return ""
+    first = next((cell for cell in released.cells if cell.cell_type == "markdown"), None)
+    line = first.source.lstrip().split("\n", 1)[0] if first is not None else ""
+    return line[2:].strip() if line.startswith("# ") else ""
 
 
 class FeedbackPage(NbGraderPreprocessor):
@@ -348,8 +392,8 @@ class FeedbackPage(NbGraderPreprocessor):
 
     reads = {"resources.nbgrader", "cell.metadata.nbgrader: score and comment", "cell.outputs: inert",
              "cell.source: hidden tests removed"}
-    writes = {"cell.metadata: page notes", "resources.feedback_summary", "resources.inlining: css",
-              "resources.language", "resources.deadline_note"}
+    writes = {"cell.metadata: page notes", "cell.outputs: the numbers cell's", "resources.feedback_summary", "resources.inlining: css",
+              "resources.language", "resources.deadline_note", "resources.assignment_title"}
 
     locals().update(traits_of("FeedbackPage"))  # feedback_language (grader.settings)
 
@@ -386,9 +430,12 @@ class FeedbackPage(NbGraderPreprocessor):
         sources = instructor_sources(resources)
         summaries = check_summaries(nb, sources, language)
         passed_checks = {s.check for s in summaries if s.passed}
-        course_cells = released_course_cells(self, resources)
-        in_kernel = []
+        released = released_notebook(self, resources)
+        course_cells = released_course_cells(released)
+        resources["assignment_title"] = assignment_title(released)
+        in_kernel, info = [], resources.get("nbgrader") or {}
         for cell in nb.cells:
+            show_graded_numbers(cell, info.get("student"), info.get("assignment"), language)
             tidy_outputs(cell, sources, language)
             say_verdict_in(cell, sources, language)
             mark_for_the_page(cell, passed_checks, course_cells)
