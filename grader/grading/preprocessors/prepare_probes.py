@@ -80,7 +80,7 @@ class PrepareProbes(CoursePreprocessor):
                 raise ProbeConfigError(f"test cell {grade_id!r} must hold exactly one probe(\"<name>\") line, found {len(names)}")
             # The gradebook, not the submission, says what this cell is worth.
             cell.metadata["nbgrader"].update(grade=True, solution=False, locked=True, points=points)
-            check = get_check(names[0])
+            check = get_check(names[0], self._course_root())
             cases = check.draw_cases(seed)
             token = secrets.token_hex(8)
             cell.metadata[METADATA_KEY] = {
