@@ -29,7 +29,6 @@ from __future__ import annotations
 import numpy as np
 
 from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Check, Misconception, RngSeed
-from solutions.variants import LESSON_NUMBERS
 
 #: Half-width of every statistical band, in standard errors of the estimate.
 #:
@@ -94,27 +93,31 @@ def function_check(name: str, reference, cases, lesson: str, wrong_answers=(), *
                  misconceptions=tuple(wrong_answers), **options)
 
 
-def value_check(name: str, reference, lesson: str, wrong_answers=(), **options) -> Check:
+def value_check(name: str, reference, lesson: str, wrong_answers=(), numbers=None, **options) -> Check:
     """The check of the quiz answer ``name`` (its value is read, not called), graded for the student's numbers.
 
     reference: the item's answer as a function of its numbers (keyword arguments named as in
     ``my_numbers[name]``); wrong_answers: known :class:`Misconception` s, each variant a function of
-    the item's numbers (a dict) giving the wrong value. For a numeric item one more is tried last:
-    the lesson's own answer, typed in instead of computing from ``my_numbers``.
+    the item's numbers (a dict) giving the wrong value. numbers: {parameter: (low, high)}, the
+    whole-number range of each of the item's numbers, both ends included (an item of the course's
+    registry, ``course_numbers.LESSON_NUMBERS``, leaves it None). For a numeric item one more wrong
+    answer is tried last: the lesson's own answer, typed in instead of computing from ``my_numbers``.
     """
-    known = tuple(wrong_answers)
-    if not isinstance(reference(**LESSON_NUMBERS[name]), str):
-        known = (*known, lessons_numbers_misconception(name, reference, lesson))
-    return Check(name=name, reference=reference, lesson=lesson, misconceptions=known, **options)
+    check = Check(name=name, reference=reference, lesson=lesson, misconceptions=tuple(wrong_answers),
+                  number_ranges=None if numbers is None else dict(numbers), **options)
+    if not isinstance(check.expected_value(), str):
+        check.misconceptions = (*check.misconceptions, lessons_numbers_misconception(check))
+    return check
 
 
-def lessons_numbers_misconception(name: str, reference, lesson: str) -> Misconception:
+def lessons_numbers_misconception(check: Check) -> Misconception:
     """The mistake of answering with the lesson's numbers when the student's own differ."""
-    lesson_answer = reference(**LESSON_NUMBERS[name])
+    lesson_numbers = check.lesson_numbers()
+    lesson_answer = check.expected_value(lesson_numbers)
 
     def lessons_answer(numbers):
-        return None if numbers is None or numbers == LESSON_NUMBERS[name] else lesson_answer
+        return None if numbers is None or numbers == lesson_numbers else lesson_answer
 
     return Misconception(LESSONS_NUMBERS, "your answer fits the lesson's worked numbers, not your own: this item "
-                         "is graded for the numbers printed at the top of your notebook (`my_numbers`)", lesson,
+                         "is graded for the numbers printed at the top of your notebook (`my_numbers`)", check.lesson,
                          lessons_answer)
