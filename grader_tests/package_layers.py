@@ -20,7 +20,7 @@ LAYERS: list[set[str]] = [
      "solutions"},
     {"grader.pages", "grader.sandbox", "grader.checks", "grader.probe", "grader.policy"},
     {"grader.grading"},
-    {"grader.notebook_cells", "grader.release", "grader.similarity", "grader.reporting", "grader.lti"},
+    {"grader.notebook_cells", "grader.release", "grader.authoring", "grader.similarity", "grader.reporting", "grader.lti"},
     {"grader.scheduling"},
     {"grader.service"},
     {"grader.demo", "grader.hub", "grader.doctor"},
