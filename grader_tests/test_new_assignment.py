@@ -56,7 +56,8 @@ def cube_sum(x):
 
 
 def _cube_sum_cases(rng):
-    return [Case("a vector of 6 random numbers", (rng.normal(size=6),)), Case("a single number", ([2.5],))]
+    return [Case("a vector of 6 random numbers", (rng.normal(size=6),)),
+            Case("a single number", ([2.5],))]
 
 
 def cubes_up_to(n):
@@ -64,7 +65,9 @@ def cubes_up_to(n):
 
 
 CHECKS += [
-    function_check("cube_sum", cube_sum, _cube_sum_cases, "Part 3"),
+    function_check("cube_sum", cube_sum, _cube_sum_cases, "Part 3",
+                   wrong_answers=(Misconception("squares", "you summed squares, not cubes", "Part 3",
+                                                lambda x: float(np.sum(np.square(x)))),)),
     value_check("answer_cubes_up_to", cubes_up_to, "Part 4", numbers={"n": (3, 12)}),
 ]
 '''
@@ -162,6 +165,7 @@ def test_wrong_answers_earn_only_the_cases_they_happen_to_pass_and_the_declared_
     # the square of the sum is right on one of square_sum's four cases (the empty array): a quarter of 2 points
     assert scores(graded, "wrong") == {**{name: 0.0 for name in POINTS}, "test_square_sum": 0.5}
     assert "square of the sum" in feedback_of(graded, "wrong", "test_square_sum")
+    assert "Likely misconception (squares)" in feedback_of(graded, "wrong", "test_cube_sum")
 
 
 def test_a_blank_hand_in_earns_nothing_and_is_told_it_is_not_attempted(graded):
