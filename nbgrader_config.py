@@ -7,7 +7,7 @@ from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATH
 from grader.reporting.grades_csv import GradesCsvExport
 from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY
 from grader.sandbox.submitted_links import make_pre_convert_hook
-from grader.checks.discovery import CHECKS_FILE
+from grader.course_folders import CHECKS_FILE
 from grader.course import sqlite_url
 from grader.settings import DB_URL, EXCHANGE_ROOT
 

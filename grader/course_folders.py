@@ -10,3 +10,4 @@ RELEASE = "release"        # the student versions nbgrader generates
 SUBMITTED = "submitted"    # submitted/<student>/<assignment>/: hand-ins as collected
 AUTOGRADED = "autograded"  # autograded/<student>/<assignment>/: where nbgrader grades them
 FEEDBACK = "feedback"      # feedback/<student>/<assignment>/: the pages nbgrader generates
+CHECKS_FILE = "checks.py"  # source/<assignment>/checks.py: its hidden checks, loaded by the grading process only

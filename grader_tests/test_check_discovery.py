@@ -1,6 +1,8 @@
 """The engine finds a course's checks in ``source/<id>/checks.py``, by path, and says plainly what is wrong with one."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from grader.authoring.scaffold import new_assignment
@@ -50,3 +52,20 @@ def test_a_checks_file_without_a_list_of_checks_says_what_it_must_define(course_
     (course_root / "source" / "05_squares" / "checks.py").write_text("CHECKS = 'square_sum'\n", encoding="utf-8")
     with pytest.raises(CheckDiscoveryError, match=r"must define CHECKS, a list of checks"):
         discover(course_root)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root refuses files other accounts can change")
+def test_as_root_a_checks_file_other_accounts_can_change_is_refused(course_root):
+    checks = course_root / "source" / "05_squares" / "checks.py"
+    checks.chmod(0o666)
+    with pytest.raises(CheckDiscoveryError, match=r"checks.py is writable by every account"):
+        discover(course_root)
+
+
+def test_root_counts_the_checks_files_among_what_it_loads_for_a_course(course_root):
+    from grader.root_trust import course_load_problems
+
+    checks = course_root / "source" / "05_squares" / "checks.py"
+    checks.chmod(0o666)
+    problems, _ = course_load_problems(course_root)
+    assert checks in [problem.path for problem in problems]

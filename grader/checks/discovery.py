@@ -18,10 +18,12 @@ from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
+from grader import root_trust
 from grader.checks.api import Check
+from grader.course_folders import CHECKS_FILE, SOURCE
 
-#: The name of an assignment's checks file, in ``source/<id>/``.
-CHECKS_FILE = "checks.py"
+__all__ = ["CHECKS_FILE", "CheckDiscoveryError", "CourseChecks", "checks_files", "course_checks", "discover",
+           "load_checks_file", "module_name_of"]
 
 
 class CheckDiscoveryError(Exception):
@@ -51,10 +53,7 @@ class CourseChecks:
 
 def checks_files(course_root: Path) -> dict[str, Path]:
     """assignment id -> its checks file, for every ``source/<id>/checks.py`` of the course, by id."""
-    source = Path(course_root) / "source"
-    if not source.is_dir():
-        return {}
-    return {path.parent.name: path for path in sorted(source.glob(f"*/{CHECKS_FILE}"))}
+    return {path.parent.name: path for path in root_trust.checks_files(Path(course_root) / SOURCE)}
 
 
 def module_name_of(path: Path) -> str:
@@ -66,7 +65,15 @@ def module_name_of(path: Path) -> str:
 
 
 def load_checks_file(path: Path) -> ModuleType:
-    """Import the checks file at ``path``; CheckDiscoveryError naming it and the error when it fails."""
+    """Import the checks file at ``path``; CheckDiscoveryError naming it and the error when it fails.
+
+    As root, a checks file another account can change is refused (``grader.root_trust``): it is Python
+    the grading process runs.
+    """
+    if root_trust.enforced():
+        problems = root_trust.untrusted([Path(path)])
+        if problems:
+            raise CheckDiscoveryError(root_trust.refusal(f"load the checks file {path}", problems))
     name = module_name_of(path)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
