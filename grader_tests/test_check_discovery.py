@@ -69,3 +69,10 @@ def test_root_counts_the_checks_files_among_what_it_loads_for_a_course(course_ro
     checks.chmod(0o666)
     problems, _ = course_load_problems(course_root)
     assert checks in [problem.path for problem in problems]
+
+
+def test_probe_in_a_source_notebook_folder_judges_with_that_courses_checks(course_root):
+    from grader.probe import course_of_notebook_folder
+
+    assert course_of_notebook_folder(course_root / "source" / "05_squares") == course_root.resolve()
+    assert course_of_notebook_folder(course_root) is None

@@ -1,8 +1,9 @@
 """The check API: what one hidden check asks, and how the trusted side judges the answer.
 
 A :class:`Check` is named after the student API item it grades (``softmax``,
-``answer_culprit``). It owns everything the student must not see: how inputs are drawn, the
-reference (from ``solutions``), tolerances and the known wrong variants. The student's kernel only
+``answer_culprit``) and declared in the assignment's checks file, ``source/<id>/checks.py``. It
+owns everything the student must not see: how inputs are drawn, the reference, tolerances and
+the known wrong variants. The student's kernel only
 ever receives the inputs (see ``grader.kernel_side``); judging happens here, in the grading process.
 
 Judging escalates like a teacher reading the answer (as PrairieLearn's code feedback does): not defined ->
@@ -201,8 +202,8 @@ class Check:
     """One hidden check of the student API.
 
     name: the function or answer variable it grades (the cell's grade_id is ``test_<name>``).
-    reference: the ``solutions`` function (function checks), or for value checks the function of the
-        item's numbers (``solutions.quiz``) that gives the correct value for those numbers.
+    reference: the correct function (function checks), or for value checks the function of the
+        item's numbers that gives the correct value for those numbers.
     cases: draws the cases from a Generator; None makes this a value check (the variable itself is read).
     rtol / atol: tolerances of ``numpy.allclose`` for numeric answers.
     judge: optional ``judge(case, value) -> None | (stage, detail)`` replacing the comparison with
