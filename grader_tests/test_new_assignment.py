@@ -171,3 +171,10 @@ def test_wrong_answers_earn_only_the_cases_they_happen_to_pass_and_the_declared_
 def test_a_blank_hand_in_earns_nothing_and_is_told_it_is_not_attempted(graded):
     assert scores(graded, "blank") == {name: 0.0 for name in POINTS}
     assert "not attempted yet" in feedback_of(graded, "blank", "test_cube_sum")
+
+
+def test_the_feedback_page_names_the_declared_misconception_and_shows_no_reference(graded):
+    assert main(["feedback", ASSIGNMENT, "--course", str(graded.root)]) == 0
+    page = graded.feedback_page("wrong", ASSIGNMENT).read_text(encoding="utf-8")
+    assert "square of the sum" in page
+    assert "def squares_up_to" not in page and "_square_sum_cases" not in page
