@@ -69,8 +69,8 @@ def scaffold_notebook(assignment: str) -> nbformat.NotebookNode:
                       'from grader.probe import probe\n'
                       'probe("square_sum")\n'
                       '### END HIDDEN TESTS', metadata=_nbgrader("test_square_sum", grade=True, points=2)),
-        new_markdown_cell("## Part 2 — Squares up to n (1 point)\n\nSet `answer_squares_up_to` to 1² + 2² + … + n² "
-                          "for your `n` (`my_numbers[\"answer_squares_up_to\"][\"n\"]`)."),
+        new_markdown_cell("## Part 2 — Squares up to n (1 point)\n\nSet `answer_squares_up_to` to "
+                          "1² + 2² + … + n² for your `n` (`my_numbers[\"answer_squares_up_to\"][\"n\"]`)."),
         new_code_cell('### BEGIN SOLUTION\n'
                       'answer_squares_up_to = square_sum(np.arange(1, my_numbers["answer_squares_up_to"]["n"] + 1))\n'
                       '### END SOLUTION', metadata=_nbgrader("answer_squares_up_to", solution=True)),

@@ -1,6 +1,7 @@
 """Hidden checks of assignment 01_variance (``variance.ipynb``; L3 §1–2, §7, Blog "方差证明").
 
-Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``. ``dot_variance_mc`` is stochastic, so it is
+Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``.
+``dot_variance_mc`` is stochastic, so it is
 judged against a statistical band around the theoretical variance instead of the reference's own
 draws; ``coin_dot_products`` may list its outcomes in any order.
 """
@@ -219,14 +220,22 @@ WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
 # ---- the checks -----------------------------------------------------------------------------
 
 CHECKS = [
-    function_check("coin_dot_products", solutions.coin_dot_products, _coin_cases, "L3 §7", judge=_judge_any_order, wrong_answers=WRONG_ANSWERS["coin_dot_products"]),
-    function_check("mean_and_variance", solutions.mean_and_variance, _mean_and_variance_cases, "L3 §7", output_names=("the mean", "the variance"), wrong_answers=WRONG_ANSWERS["mean_and_variance"]),
+    function_check("coin_dot_products", solutions.coin_dot_products, _coin_cases, "L3 §7", judge=_judge_any_order,
+                   wrong_answers=WRONG_ANSWERS["coin_dot_products"]),
+    function_check("mean_and_variance", solutions.mean_and_variance, _mean_and_variance_cases, "L3 §7",
+                   output_names=("the mean", "the variance"), wrong_answers=WRONG_ANSWERS["mean_and_variance"]),
     function_check("expansion_counts", solutions.expansion_counts, _expansion_cases, "Blog 方差证明",
-                   output_names=("the number of diagonal terms", "the number of cross terms"), wrong_answers=WRONG_ANSWERS["expansion_counts"]),
-    function_check("dot_variance_theory", solutions.dot_variance_theory, _theory_cases, "L3 §2", wrong_answers=WRONG_ANSWERS["dot_variance_theory"]),
+                   output_names=("the number of diagonal terms", "the number of cross terms"),
+                   wrong_answers=WRONG_ANSWERS["expansion_counts"]),
+    function_check("dot_variance_theory", solutions.dot_variance_theory, _theory_cases, "L3 §2",
+                   wrong_answers=WRONG_ANSWERS["dot_variance_theory"]),
     # rtol / atol only for naming a misconception: the judge applies the statistical band itself
-    function_check("dot_variance_mc", solutions.dot_variance_mc, _mc_cases, "L3 §1", judge=_judge_mc, rtol=MC_MISCONCEPTION_RTOL, atol=0.0, wrong_answers=WRONG_ANSWERS["dot_variance_mc"]),
-    value_check("answer_std_ratio", QUIZ_ANSWERS["answer_std_ratio"], "L3 §1", wrong_answers=WRONG_ANSWERS["answer_std_ratio"]),
-    value_check("answer_var_component4", QUIZ_ANSWERS["answer_var_component4"], "L3 §7", wrong_answers=WRONG_ANSWERS["answer_var_component4"]),
-    value_check("answer_sigma_divide_dk", QUIZ_ANSWERS["answer_sigma_divide_dk"], "L3 §7", wrong_answers=WRONG_ANSWERS["answer_sigma_divide_dk"]),
+    function_check("dot_variance_mc", solutions.dot_variance_mc, _mc_cases, "L3 §1", judge=_judge_mc,
+                   rtol=MC_MISCONCEPTION_RTOL, atol=0.0, wrong_answers=WRONG_ANSWERS["dot_variance_mc"]),
+    value_check("answer_std_ratio", QUIZ_ANSWERS["answer_std_ratio"], "L3 §1",
+                wrong_answers=WRONG_ANSWERS["answer_std_ratio"]),
+    value_check("answer_var_component4", QUIZ_ANSWERS["answer_var_component4"], "L3 §7",
+                wrong_answers=WRONG_ANSWERS["answer_var_component4"]),
+    value_check("answer_sigma_divide_dk", QUIZ_ANSWERS["answer_sigma_divide_dk"], "L3 §7",
+                wrong_answers=WRONG_ANSWERS["answer_sigma_divide_dk"]),
 ]

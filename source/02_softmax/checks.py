@@ -1,6 +1,7 @@
 """Hidden checks of assignment 02_softmax (``softmax.ipynb``; L3 §3–5, Blog tables).
 
-Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``. ``saturation_experiment`` is stochastic, so
+Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``.
+``saturation_experiment`` is stochastic, so
 each of its means is judged against a statistical band around a larger reference run on
 independent draws.
 """
@@ -296,12 +297,20 @@ CHECKS = [
     function_check("softmax", solutions.softmax, _softmax_cases, "L3 §3", wrong_answers=WRONG_ANSWERS["softmax"]),
     function_check("entropy", solutions.entropy, _entropy_cases, "L3 §3", wrong_answers=WRONG_ANSWERS["entropy"]),
     # rtol / atol only for naming a misconception: the judge applies the statistical band itself
-    function_check("saturation_experiment", solutions.saturation_experiment, _saturation_cases, "L3 §3", judge=_judge_saturation,
-                   rtol=MC_MISCONCEPTION_RTOL, atol=MC_MISCONCEPTION_ATOL, wrong_answers=WRONG_ANSWERS["saturation_experiment"]),
-    function_check("score_gradient", solutions.score_gradient, _gradient_cases, "L3 §4", wrong_answers=WRONG_ANSWERS["score_gradient"]),
-    function_check("unit_variance_scale", solutions.unit_variance_scale, _scale_cases, "L3 §5", wrong_answers=WRONG_ANSWERS["unit_variance_scale"]),
-    value_check("answer_worked_example", QUIZ_ANSWERS["answer_worked_example"], "L3 §3", wrong_answers=WRONG_ANSWERS["answer_worked_example"]),
-    value_check("answer_weights_unscaled", QUIZ_ANSWERS["answer_weights_unscaled"], "Blog", wrong_answers=WRONG_ANSWERS["answer_weights_unscaled"]),
-    value_check("answer_weights_scaled", QUIZ_ANSWERS["answer_weights_scaled"], "Blog", wrong_answers=WRONG_ANSWERS["answer_weights_scaled"]),
-    value_check("answer_culprit", QUIZ_ANSWERS["answer_culprit"], "L3 §4", discussion=CULPRIT_DISCUSSION, wrong_answers=WRONG_ANSWERS["answer_culprit"]),
+    function_check("saturation_experiment", solutions.saturation_experiment, _saturation_cases, "L3 §3",
+                   judge=_judge_saturation,
+                   rtol=MC_MISCONCEPTION_RTOL, atol=MC_MISCONCEPTION_ATOL,
+                   wrong_answers=WRONG_ANSWERS["saturation_experiment"]),
+    function_check("score_gradient", solutions.score_gradient, _gradient_cases, "L3 §4",
+                   wrong_answers=WRONG_ANSWERS["score_gradient"]),
+    function_check("unit_variance_scale", solutions.unit_variance_scale, _scale_cases, "L3 §5",
+                   wrong_answers=WRONG_ANSWERS["unit_variance_scale"]),
+    value_check("answer_worked_example", QUIZ_ANSWERS["answer_worked_example"], "L3 §3",
+                wrong_answers=WRONG_ANSWERS["answer_worked_example"]),
+    value_check("answer_weights_unscaled", QUIZ_ANSWERS["answer_weights_unscaled"], "Blog",
+                wrong_answers=WRONG_ANSWERS["answer_weights_unscaled"]),
+    value_check("answer_weights_scaled", QUIZ_ANSWERS["answer_weights_scaled"], "Blog",
+                wrong_answers=WRONG_ANSWERS["answer_weights_scaled"]),
+    value_check("answer_culprit", QUIZ_ANSWERS["answer_culprit"], "L3 §4", discussion=CULPRIT_DISCUSSION,
+                wrong_answers=WRONG_ANSWERS["answer_culprit"]),
 ]

@@ -1,6 +1,7 @@
 """Hidden checks of assignment 03_readout (``readout.ipynb``; AR07/b0–b2, AM12, AM13).
 
-Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``. Each function check covers the edge cases its
+Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``.
+Each function check covers the edge cases its
 contract names (large β, batches, d = 1, float32 input, invalid input that must raise
 ``ValueError``). ``retrieval_accuracy`` is stochastic, so its judge compares the student's rate with
 the reference accuracy within a statistical band.
@@ -363,14 +364,24 @@ WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
 # ---- the checks -------------------------------------------------------------------------------
 
 CHECKS = [
-    function_check("exp_weights", solutions.exp_weights, _exp_weights_cases, "AR07/b0", wrong_answers=WRONG_ANSWERS["exp_weights"]),
-    function_check("relative_weight", solutions.relative_weight, _relative_weight_cases, "AR07/b1", wrong_answers=WRONG_ANSWERS["relative_weight"]),
-    function_check("normalize_rows", solutions.normalize_rows, _normalize_rows_cases, "AM13", wrong_answers=WRONG_ANSWERS["normalize_rows"]),
-    function_check("softmax_readout", solutions.softmax_readout, _softmax_readout_cases, "AM12", output_names=("the output", "the weights"), wrong_answers=WRONG_ANSWERS["softmax_readout"]),
-    function_check("retrieval_accuracy", solutions.retrieval_accuracy, _retrieval_cases, "AR07/b2", judge=judge_retrieval_accuracy),
-    function_check("retrieval_capacity", solutions.retrieval_capacity, _capacity_cases, "AR07/b2", judge=judge_retrieval_capacity),
-    value_check("answer_ab_exp", QUIZ_ANSWERS["answer_ab_exp"], "AR07/b0", wrong_answers=WRONG_ANSWERS["answer_ab_exp"]),
-    value_check("answer_ab_ratio", QUIZ_ANSWERS["answer_ab_ratio"], "AR07/b1", wrong_answers=WRONG_ANSWERS["answer_ab_ratio"]),
-    value_check("answer_ab_weights", QUIZ_ANSWERS["answer_ab_weights"], "AR07/b1", wrong_answers=WRONG_ANSWERS["answer_ab_weights"]),
-    value_check("answer_beta_equiv", QUIZ_ANSWERS["answer_beta_equiv"], "AM13", wrong_answers=WRONG_ANSWERS["answer_beta_equiv"]),
+    function_check("exp_weights", solutions.exp_weights, _exp_weights_cases, "AR07/b0",
+                   wrong_answers=WRONG_ANSWERS["exp_weights"]),
+    function_check("relative_weight", solutions.relative_weight, _relative_weight_cases, "AR07/b1",
+                   wrong_answers=WRONG_ANSWERS["relative_weight"]),
+    function_check("normalize_rows", solutions.normalize_rows, _normalize_rows_cases, "AM13",
+                   wrong_answers=WRONG_ANSWERS["normalize_rows"]),
+    function_check("softmax_readout", solutions.softmax_readout, _softmax_readout_cases, "AM12",
+                   output_names=("the output", "the weights"), wrong_answers=WRONG_ANSWERS["softmax_readout"]),
+    function_check("retrieval_accuracy", solutions.retrieval_accuracy, _retrieval_cases, "AR07/b2",
+                   judge=judge_retrieval_accuracy),
+    function_check("retrieval_capacity", solutions.retrieval_capacity, _capacity_cases, "AR07/b2",
+                   judge=judge_retrieval_capacity),
+    value_check("answer_ab_exp", QUIZ_ANSWERS["answer_ab_exp"], "AR07/b0",
+                wrong_answers=WRONG_ANSWERS["answer_ab_exp"]),
+    value_check("answer_ab_ratio", QUIZ_ANSWERS["answer_ab_ratio"], "AR07/b1",
+                wrong_answers=WRONG_ANSWERS["answer_ab_ratio"]),
+    value_check("answer_ab_weights", QUIZ_ANSWERS["answer_ab_weights"], "AR07/b1",
+                wrong_answers=WRONG_ANSWERS["answer_ab_weights"]),
+    value_check("answer_beta_equiv", QUIZ_ANSWERS["answer_beta_equiv"], "AM13",
+                wrong_answers=WRONG_ANSWERS["answer_beta_equiv"]),
 ]

@@ -1,6 +1,7 @@
 """Hidden checks of assignment 04_attention (``attention.ipynb``; L3 §5, the Blog, AM12, course extensions).
 
-Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``. Attention cases cover batches (leading
+Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``.
+Attention cases cover batches (leading
 axes), masks (causal, broadcast padding, a fully masked row), large scores, d_k = 1 and float32
 input; ``projected_score_variance`` is stochastic, so its judge compares it with the theory
 d_k·(d_model·init_std²)² within the statistical band derived below.
@@ -223,10 +224,14 @@ INITIALISATION = "L3 §1–2 and the Blog's 方差证明 (04 Part 4)"
 
 CHECKS = [
     function_check("scaled_dot_product_attention", solutions.scaled_dot_product_attention, _attention_cases, "L3 §5",
-                   output_names=("the output", "the weights"), wrong_answers=WRONG_ANSWERS["scaled_dot_product_attention"]),
-    function_check("causal_mask", solutions.causal_mask, _causal_mask_cases, "04 Part 2 (course extension)", wrong_answers=WRONG_ANSWERS["causal_mask"]),
+                   output_names=("the output", "the weights"),
+                   wrong_answers=WRONG_ANSWERS["scaled_dot_product_attention"]),
+    function_check("causal_mask", solutions.causal_mask, _causal_mask_cases, "04 Part 2 (course extension)",
+                   wrong_answers=WRONG_ANSWERS["causal_mask"]),
     function_check("multi_head_attention", solutions.multi_head_attention, _mha_cases, "L3 §5, per head (04 Part 3)",
                    output_names=("the output", "the weights"), wrong_answers=WRONG_ANSWERS["multi_head_attention"]),
-    function_check("projected_score_variance", solutions.projected_score_variance, _variance_cases, INITIALISATION, judge=judge_projected_score_variance),
-    value_check("answer_init_std", QUIZ_ANSWERS["answer_init_std"], INITIALISATION, wrong_answers=WRONG_ANSWERS["answer_init_std"]),
+    function_check("projected_score_variance", solutions.projected_score_variance, _variance_cases, INITIALISATION,
+                   judge=judge_projected_score_variance),
+    value_check("answer_init_std", QUIZ_ANSWERS["answer_init_std"], INITIALISATION,
+                wrong_answers=WRONG_ANSWERS["answer_init_std"]),
 ]
