@@ -13,6 +13,7 @@ from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATH
 from grader.reporting.grades_csv import GradesCsvExport
 from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY
 from grader.sandbox.submitted_links import make_pre_convert_hook
+from grader.course_folders import CHECKS_FILE
 from grader.course import sqlite_url
 from grader.settings import DB_URL, EXCHANGE_ROOT
 
@@ -30,6 +31,9 @@ c.CourseDirectory.db_url = DB_URL.read() or sqlite_url(COURSE_ROOT / "gradebook.
 # Student versions: a function body becomes this stub; deleted test cells come back when grading.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.OverwriteCells.add_missing_cells = True
+# Hidden checks sit beside each source notebook (source/<id>/checks.py). nbgrader copies every other
+# file of source/<id>/ to release and, when grading, into the student's working folder: not these.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", CHECKS_FILE]
 
 # Grading: every step, in order, is declared in grader/grading/pipeline.py. Hidden checks are
 # decided outside the student's kernel, the kernel runs sandboxed, cell metadata comes from the

@@ -237,3 +237,31 @@ def notebook_numbers(assignment, graded_student_id=None):
     numbers = numbers_for(student, assignment)
     print(show_numbers(numbers, student, kernel_language()))
     return numbers
+
+
+def ranged_numbers(ranges, student):
+    """item -> its parameters for ``student``, for items whose numbers are whole-number ranges.
+
+    ``ranges``: item -> {parameter: (low, high)}, both ends included (what an assignment's checks
+    file declares for its quiz items, copied into its ``my_numbers`` cell). Each parameter is
+    picked as ``variant_pick`` picks; without a student id every parameter is its ``low`` end
+    (the worked example's numbers).
+    """
+    numbers = {}
+    for item, parameters in ranges.items():
+        numbers[item] = {}
+        for parameter, (low, high) in parameters.items():
+            numbers[item][parameter] = (variant_pick(student, item, parameter, range(low, high + 1))
+                                        if student else low)
+    return numbers
+
+
+def notebook_ranged_numbers(ranges, graded_student_id=None):
+    """The ``my_numbers`` of a notebook whose quiz items declare whole-number ranges (``ranged_numbers``).
+
+    ``graded_student_id`` as for ``notebook_numbers``; prints the numbers so that the cell shows them.
+    """
+    student = notebook_student_id() if graded_student_id is None else graded_student_id
+    numbers = ranged_numbers(ranges, student)
+    print(show_numbers(numbers, student))
+    return numbers

@@ -1,6 +1,8 @@
 """The `grader` command: release, grade a class, feedback, class report, demo, doctor.
 
     grader release [ASSIGNMENT ...]          regenerate release/ from source/ (nbgrader generate_assignment)
+    grader new-assignment ID                 scaffold source/ID/: a notebook and its checks file, ready to grade
+    grader check-course                      what the notebooks and checks files still lack (status 1 if anything)
     grader autograde ASSIGNMENT ... [--workers N] [--force]
                                              grade every submission in parallel (unchanged ones are skipped)
     grader autograde ASSIGNMENT ... --scheduler ADDRESS   ... on a Dask distributed cluster (tls://, mutual TLS)
@@ -399,6 +401,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_check_pages_parser(sub)
     add_watch_parser(sub)
+    from grader.authoring.command import add_authoring_parser
+
+    add_authoring_parser(sub)
     from grader.policy.command import add_policy_parser
 
     add_policy_parser(sub, _course)

@@ -11,3 +11,4 @@ SUBMITTED = "submitted"    # submitted/<student>/<assignment>/: hand-ins as coll
 AUTOGRADED = "autograded"  # autograded/<student>/<assignment>/: where nbgrader grades them
 FEEDBACK = "feedback"      # feedback/<student>/<assignment>/: the pages nbgrader generates
 LOCALES = "locales"        # locales/<language>/LC_MESSAGES/notebooks.po: the notebooks' prose, translated
+CHECKS_FILE = "checks.py"  # source/<assignment>/checks.py: its hidden checks, loaded by the grading process only

@@ -16,6 +16,7 @@ gets it from a worker plugin (``grader.scheduling.course_on_workers``). A studen
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -45,3 +46,12 @@ def import_from_course(course_root: Path | str) -> None:
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
         importlib.invalidate_caches()
+
+
+def course_of_imported_packages() -> Path | None:
+    """The course folder whose reference package this process imports (the folder holding the
+    ``solutions`` found on the import path), or None when no course package is importable."""
+    spec = importlib.util.find_spec(COURSE_PACKAGE_NAMES[0])
+    if spec is None or not spec.origin:
+        return None
+    return Path(spec.origin).resolve().parent.parent

@@ -11,9 +11,19 @@ from __future__ import annotations
 import inspect
 import json
 import secrets
+from pathlib import Path
 
 from grader import kernel_side
 from grader.checks import get_check
+from grader.course_folders import CHECKS_FILE, SOURCE
+
+
+def course_of_notebook_folder(folder: Path) -> Path | None:
+    """The course folder of a source notebook's folder ``source/<id>/`` holding a checks file, else None."""
+    folder = Path(folder).resolve()
+    if (folder / CHECKS_FILE).is_file() and folder.parent.name == SOURCE:
+        return folder.parent.parent
+    return None
 
 
 def probe(name: str, namespace: dict | None = None) -> None:
@@ -23,7 +33,8 @@ def probe(name: str, namespace: dict | None = None) -> None:
     """
     if namespace is None:
         namespace = inspect.currentframe().f_back.f_globals
-    check = get_check(name)
+    # Jupyter runs a notebook in its own folder: source/<id>/ of the course being written
+    check = get_check(name, course_of_notebook_folder(Path.cwd()))
     cases = check.draw_cases(secrets.randbits(63))
     plan = check.plan(cases, token="interactive")
     report = json.loads(json.dumps(kernel_side.collect(plan, namespace), allow_nan=False))

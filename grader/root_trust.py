@@ -1,7 +1,7 @@
 """What root may load: files and folders that no account other than root can change.
 
-Root runs the course's ``nbgrader_config.py`` (it is Python), imports ``grader`` (the checks and
-the page templates are part of it) and ``solutions``, and trusts the cluster's certificates. An
+Root runs the course's ``nbgrader_config.py`` and its checks files ``source/<id>/checks.py`` (both
+are Python), imports ``grader`` (the page templates are part of it) and ``solutions``, and trusts the cluster's certificates. An
 account that can change any of them, or rename an entry of any folder above them, makes root run
 its code. A path is trusted here when it and every folder above it, up to ``/``:
 
@@ -29,6 +29,8 @@ import sys
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
+
+from grader.course_folders import CHECKS_FILE, SOURCE
 
 CONFIG_FILE = "nbgrader_config.py"
 #: The packages a grading process imports that hold course code: the grader (its checks and
@@ -213,9 +215,14 @@ def config_problems(course_root: Path) -> list[Untrusted]:
     return untrusted([Path(course_root) / CONFIG_FILE])
 
 
+def checks_files(source: Path) -> list[Path]:
+    """The checks files ``<source>/<assignment>/checks.py`` of a course's source folder, by assignment."""
+    return sorted(Path(source).glob(f"*/{CHECKS_FILE}")) if Path(source).is_dir() else []
+
+
 def course_load_problems(course_root: Path | None) -> tuple[list[Untrusted], list[Path]]:
     """(problems, folders to fix whole) for everything root loads to grade ``course_root``: its
-    config and the folder holding it, the folders of ``sys.path``, Jupyter's data folders, and
+    config and the folder holding it, its checks files, the folders of ``sys.path``, Jupyter's data folders, and
     every file of the ``grader`` and ``solutions`` packages, the nbconvert templates and the kernel
     specs. course_root None: no course, the rest only."""
     templates = template_folders()
@@ -225,6 +232,7 @@ def course_load_problems(course_root: Path | None) -> tuple[list[Untrusted], lis
         problems += untrusted_tree(folder)
     if course_root is not None:
         problems += config_problems(course_root)
+        problems += untrusted(checks_files(Path(course_root) / SOURCE))
     unique = {problem.path: problem for problem in problems}
     return sorted(unique.values(), key=lambda u: str(u.path)), whole
 

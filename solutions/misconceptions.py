@@ -3,7 +3,8 @@
 Each variant takes the same arguments as the function it imitates, computes what a student who
 holds the misconception would compute, and never warns (overflow simply yields inf or nan).
 The first docstring line of each variant states the mistake. What feedback says about each one, and
-which check compares against it, is the registry ``grader.checks.misconceptions``.
+which check compares against it, is declared in each assignment's checks file (``WRONG_ANSWERS`` of
+``source/<id>/checks.py``).
 """
 from __future__ import annotations
 

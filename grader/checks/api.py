@@ -1,8 +1,9 @@
 """The check API: what one hidden check asks, and how the trusted side judges the answer.
 
 A :class:`Check` is named after the student API item it grades (``softmax``,
-``answer_culprit``). It owns everything the student must not see: how inputs are drawn, the
-reference (from ``solutions``), tolerances and the known wrong variants. The student's kernel only
+``answer_culprit``) and declared in the assignment's checks file, ``source/<id>/checks.py``. It
+owns everything the student must not see: how inputs are drawn, the reference, tolerances and
+the known wrong variants. The student's kernel only
 ever receives the inputs (see ``grader.kernel_side``); judging happens here, in the grading process.
 
 Judging escalates like a teacher reading the answer (as PrairieLearn's code feedback does): not defined ->
@@ -201,8 +202,8 @@ class Check:
     """One hidden check of the student API.
 
     name: the function or answer variable it grades (the cell's grade_id is ``test_<name>``).
-    reference: the ``solutions`` function (function checks), or for value checks the function of the
-        item's numbers (``solutions.quiz``) that gives the correct value for those numbers.
+    reference: the correct function (function checks), or for value checks the function of the
+        item's numbers that gives the correct value for those numbers.
     cases: draws the cases from a Generator; None makes this a value check (the variable itself is read).
     rtol / atol: tolerances of ``numpy.allclose`` for numeric answers.
     judge: optional ``judge(case, value) -> None | (stage, detail)`` replacing the comparison with
@@ -212,6 +213,9 @@ class Check:
         so that feedback names outputs by meaning.
     discussion: for a quiz item, text about its answer that the feedback shows only once the item is
         answered correctly (the notebook cannot hold it: it would sit beside the question).
+    number_ranges: for a quiz item of its own numbers, {parameter: (low, high)} whole-number ranges,
+        both ends included (``course_numbers.ranged_numbers``); None for the course's registered
+        items (``course_numbers.LESSON_NUMBERS``).
     """
 
     name: str
@@ -224,6 +228,7 @@ class Check:
     lesson: str = ""
     output_names: Sequence[str] = ()
     discussion: str = ""
+    number_ranges: Mapping[str, tuple[int, int]] | None = None
 
     @property
     def kind(self) -> str:
@@ -247,11 +252,29 @@ class Check:
 
     # ---- judging -------------------------------------------------------------------------
 
-    def expected_value(self, numbers: Mapping | None = None):
-        """A value check's correct answer for ``numbers`` (the item's parameters; default: the lesson's)."""
+    def lesson_numbers(self) -> dict:
+        """A value check's parameters without a student id: the lesson's (the low ends of its ranges)."""
+        if self.number_ranges is not None:
+            from course_numbers import ranged_numbers
+
+            return ranged_numbers({self.name: self.number_ranges}, None)[self.name]
         from solutions.variants import LESSON_NUMBERS
 
-        return self.reference(**(LESSON_NUMBERS[self.name] if numbers is None else numbers))
+        return LESSON_NUMBERS[self.name]
+
+    def student_numbers(self, student: str | None) -> dict:
+        """A value check's parameters for ``student`` (the id nbgrader recorded; None: the lesson's)."""
+        if self.number_ranges is not None:
+            from course_numbers import ranged_numbers
+
+            return ranged_numbers({self.name: self.number_ranges}, student)[self.name]
+        from solutions.variants import numbers_for
+
+        return numbers_for(student)[self.name]
+
+    def expected_value(self, numbers: Mapping | None = None):
+        """A value check's correct answer for ``numbers`` (the item's parameters; default: the lesson's)."""
+        return self.reference(**(self.lesson_numbers() if numbers is None else numbers))
 
     def decide(self, cases: Sequence[Case], report: Mapping, numbers: Mapping | None = None) -> Verdict:
         """Judge a kernel report (already checked to be well-formed) against the reference.
@@ -269,9 +292,7 @@ class Check:
                            f"be a function, but it is a {got}.")
         if self.kind == "value":
             if numbers is None:
-                from solutions.variants import LESSON_NUMBERS
-
-                numbers = LESSON_NUMBERS[self.name]
+                numbers = self.lesson_numbers()
             verdict = self._judge_value(report["value"], numbers)
             return self._with_misconception(verdict, [(None, report["value"])], numbers)
         results = report["results"]

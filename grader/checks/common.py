@@ -1,31 +1,34 @@
-"""Helpers shared by every check module: drawing seeds, reading scalars, statistical bands.
+"""The public surface for writing checks: ``function_check``, ``value_check`` and shared helpers.
 
-Every check module has the same layout::
+A course declares the checks of assignment ``<id>`` in ``source/<id>/checks.py``, beside its notebook
+(found by ``grader.checks.discovery``). Every checks file has the same layout::
 
     \"\"\"Hidden checks of assignment <id> (<notebook>; <lessons>).\"\"\"
-    imports: numpy, solutions, grader.checks.api, grader.checks.common, grader.checks.misconceptions
+    imports: numpy, the course's reference package, grader.checks.api, grader.checks.common
     # ---- <api name> ----   one section per item of the student API: its case drawer
-                             (``_<name>_cases(rng) -> list[Case]``) and, for stochastic functions, its judge
-    CHECKS = [function_check("<name>", _<name>_cases, "<lesson>"), ..., value_check("answer_<x>", "<lesson>")]
+                             (``_<name>_cases(rng) -> list[Case]``), its known wrong answers
+                             (:class:`grader.checks.api.Misconception`) and, for stochastic functions, its judge
+    CHECKS = [function_check("<name>", reference, _<name>_cases, "<lesson>", wrong_answers=...), ...,
+              value_check("answer_<x>", reference_of_numbers, "<lesson>", wrong_answers=...)]
 
-``function_check`` / ``value_check`` take the reference from ``solutions`` and the known wrong
-answers from ``grader.checks.misconceptions`` by the check's name; a check that needs anything else
-is a plain :class:`grader.checks.api.Check`.
+The order of ``CHECKS`` is the order of the notebook: it is the assignment's student API. A check
+that needs anything else is a plain :class:`grader.checks.api.Check`.
 
 Cases are drawn by category: a drawer returns the same list of labelled cases for every seed, in
 the same order and with the same weights, and only the values inside a case vary. A wrong variant
 then fails the same categories on every draw, so its partial credit does not depend on the seed.
 Tolerances are the defaults of :class:`grader.checks.api.Check` unless a check says otherwise.
+
+Wording rules for a known wrong answer (tested by ``grader_tests/checks/test_feedback_is_answer_free.py``):
+its explanation names the mistake and its consequence in plain words, for a student who will reread
+the lesson section given; it never states a quiz item's expected value, nor an expression or a
+one-step instruction ("take its square root", "divide by 8") that yields it.
 """
 from __future__ import annotations
 
 import numpy as np
 
-import solutions
 from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Check, Misconception, RngSeed
-from grader.checks.misconceptions import wrong_answers
-from solutions.quiz import QUIZ_ANSWERS, quiz_answer
-from solutions.variants import LESSON_NUMBERS
 
 #: Half-width of every statistical band, in standard errors of the estimate.
 #:
@@ -78,34 +81,43 @@ def judge_estimate(value, centre: float, standard_error: float, what: str, n: in
                         f"explains (more than {STANDARD_ERRORS:g} standard errors).")
 
 
-def function_check(name: str, cases, lesson: str, **options) -> Check:
-    """The check of the student API function ``name``: reference from ``solutions``, known wrong answers
-    from the registry. options: the other :class:`Check` fields (``judge``, ``rtol``, ``atol``)."""
-    return Check(name=name, reference=getattr(solutions, name), cases=cases, lesson=lesson,
-                 misconceptions=wrong_answers(name), **options)
+def function_check(name: str, reference, cases, lesson: str, wrong_answers=(), **options) -> Check:
+    """The check of the student API function ``name``.
+
+    reference: the correct function (same signature as the student's); cases: the case drawer
+    ``cases(rng) -> list[Case]``; lesson: the section to reread; wrong_answers: the known
+    :class:`Misconception` s, their variants with the function's signature; options: the other
+    :class:`Check` fields (``judge``, ``rtol``, ``atol``, ``output_names``).
+    """
+    return Check(name=name, reference=reference, cases=cases, lesson=lesson,
+                 misconceptions=tuple(wrong_answers), **options)
 
 
-def value_check(name: str, lesson: str, **options) -> Check:
+def value_check(name: str, reference, lesson: str, wrong_answers=(), numbers=None, **options) -> Check:
     """The check of the quiz answer ``name`` (its value is read, not called), graded for the student's numbers.
 
-    The reference is the item's function of its numbers (``solutions.quiz``); the known wrong answers
-    are the registry's, and for a numeric item one more, tried last: the lesson's own answer, typed in instead of
-    computing from ``my_numbers``.
+    reference: the item's answer as a function of its numbers (keyword arguments named as in
+    ``my_numbers[name]``); wrong_answers: known :class:`Misconception` s, each variant a function of
+    the item's numbers (a dict) giving the wrong value. numbers: {parameter: (low, high)}, the
+    whole-number range of each of the item's numbers, both ends included (an item of the course's
+    registry, ``course_numbers.LESSON_NUMBERS``, leaves it None). For a numeric item one more wrong
+    answer is tried last: the lesson's own answer, typed in instead of computing from ``my_numbers``.
     """
-    reference = QUIZ_ANSWERS[name]
-    known = wrong_answers(name)
-    if not isinstance(reference(**LESSON_NUMBERS[name]), str):
-        known = (*known, lessons_numbers_misconception(name, lesson))
-    return Check(name=name, reference=reference, lesson=lesson, misconceptions=known, **options)
+    check = Check(name=name, reference=reference, lesson=lesson, misconceptions=tuple(wrong_answers),
+                  number_ranges=None if numbers is None else dict(numbers), **options)
+    if not isinstance(check.expected_value(), str):
+        check.misconceptions = (*check.misconceptions, lessons_numbers_misconception(check))
+    return check
 
 
-def lessons_numbers_misconception(name: str, lesson: str) -> Misconception:
+def lessons_numbers_misconception(check: Check) -> Misconception:
     """The mistake of answering with the lesson's numbers when the student's own differ."""
-    lesson_answer = quiz_answer(name)
+    lesson_numbers = check.lesson_numbers()
+    lesson_answer = check.expected_value(lesson_numbers)
 
     def lessons_answer(numbers):
-        return None if numbers is None or numbers == LESSON_NUMBERS[name] else lesson_answer
+        return None if numbers is None or numbers == lesson_numbers else lesson_answer
 
     return Misconception(LESSONS_NUMBERS, "your answer fits the lesson's worked numbers, not your own: this item "
-                         "is graded for the numbers printed at the top of your notebook (`my_numbers`)", lesson,
+                         "is graded for the numbers printed at the top of your notebook (`my_numbers`)", check.lesson,
                          lessons_answer)

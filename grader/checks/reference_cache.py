@@ -1,20 +1,22 @@
 """Simulated reference statistics, computed once per course and kept on disk.
 
 Some statistical judges compare a student's estimate with the reference's own Monte-Carlo
-estimate for the same setting (``grader.checks.readout.expected_accuracy``: 8000 simulated
-memories, about 0.09 s each; ``grader.checks.softmax.saturation_band``: the accepted band of each
+estimate for the same setting (``expected_accuracy`` of ``source/03_readout/checks.py``: 8000 simulated
+memories, about 0.09 s each; ``saturation_band`` of ``source/02_softmax/checks.py``: the accepted band of each
 saturation mean). Such a value depends only on its arguments and the grading code,
 so it is kept, as JSON, in an SQLite table in the course's ``.grader/`` folder, shared by every grading
 process and every run (kernels cannot reach that folder): two workers no longer simulate the same
 setting twice, and a re-grade or the grading service simulates nothing it has seen. The key holds
-the grading code's version (``grader.code_version.grader_version``), so changed code starts
-afresh. Without a course folder (tests, an interactive session) values stay in the process.
+the grading code's version (``grader.code_version.grader_version``) and a digest of the checks
+file that asks, so changed code starts afresh. Without a course folder (tests, an interactive session) values stay in the process.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import sqlite3
+import sys
 import threading
 from pathlib import Path
 
@@ -59,6 +61,21 @@ def _store(folder: Path, key: str, text: str) -> None:
         pass  # computed again next time
 
 
+@functools.lru_cache(maxsize=None)
+def _file_digest(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def _source_digest(function) -> str:
+    """A digest of the file defining ``function`` when it lies outside the installed packages (a
+    course's checks file), so that editing that file computes again; empty otherwise."""
+    module = sys.modules.get(function.__module__)
+    path = getattr(module, "__file__", None)
+    if not path or function.__module__.split(".")[0] in ("grader", "solutions"):
+        return ""
+    return " " + _file_digest(path)
+
+
 def remembered(function):
     """Decorate a deterministic function of hashable arguments whose value JSON holds exactly (a
     float, or lists and string-keyed dicts of floats): each value is computed once per course (or
@@ -66,7 +83,7 @@ def remembered(function):
     tuple comes back as a list) on the first call as on every later one."""
     @functools.wraps(function)
     def wrapper(*args):
-        key = f"{function.__module__}.{function.__qualname__}{args!r} {grader_version()}"
+        key = f"{function.__module__}.{function.__qualname__}{args!r} {grader_version()}{_source_digest(function)}"
         with _lock:
             value = _memory.get(key)
         if value is not None:

@@ -133,7 +133,7 @@ def warm_up(course_root: str) -> None:
     course = Course(Path(course_root))
     steps = {"the feedback pages": lambda: nbgrader_apps.warm_feedback_app(course).rehearse(course),
              "the sandboxed kernel": lambda: warm_sandboxed_kernel(load_config(course), str(course.root)),
-             "the checks": all_checks,
+             "the checks": lambda: all_checks(course.root),
              "the gradebook": lambda: _warm_gradebook(course)}
     for name, step in steps.items():
         try:

@@ -11,11 +11,15 @@ import pytest
 from check_harness import judge
 
 import solutions
-from grader.checks import all_checks, attention, readout
+from grader.checks import all_checks, checks_module
 from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_CHOICE, WRONG_SHAPE, WRONG_TYPE
 from grader.checks.common import STANDARD_ERRORS
-from grader.checks.softmax import REFERENCE_TRIAL_FACTOR, SATURATION_KEYS, saturation_band
-from grader.checks.variance import mc_band
+
+attention = checks_module("04_attention")
+readout = checks_module("03_readout")
+REFERENCE_TRIAL_FACTOR, SATURATION_KEYS, saturation_band = (
+    getattr(checks_module("02_softmax"), name) for name in ("REFERENCE_TRIAL_FACTOR", "SATURATION_KEYS", "saturation_band"))
+mc_band = checks_module("01_variance").mc_band
 
 # The package re-exports the reference's functions under the module names, so import the modules themselves.
 softmax_reference = importlib.import_module("solutions.saturation")

@@ -17,7 +17,7 @@ import pytest
 from check_harness import VARIANT_STUDENTS, judge, model_answer_namespace, wrong_answer_namespace
 
 import solutions
-from grader.checks import all_checks
+from grader.checks import all_checks, assignment_checks
 from grader.checks.api import INACCURATE, NOT_ATTEMPTED, NOT_DEFINED, WRONG_SHAPE, RngSeed
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.course import ASSIGNMENTS
@@ -31,7 +31,7 @@ NUMERIC_VALUE_CHECKS = [c for c in VALUE_CHECKS if not isinstance(c.expected_val
 ARRAY_VALUE_CHECKS = [c for c in NUMERIC_VALUE_CHECKS if np.ndim(c.expected_value()) >= 1]
 WRONG_ANSWERS = [(all_checks()[name], m) for name, known in KNOWN_WRONG_ANSWERS.items() for m in known]
 WRONG_FUNCTIONS = [m.variant for c, m in WRONG_ANSWERS if c.kind == "function"]
-ASSIGNMENT_OF = {name: assignment for assignment, names in solutions.STUDENT_API.items() for name in names}
+ASSIGNMENT_OF = {name: assignment for assignment, names in assignment_checks().items() for name in names}
 
 
 def ids(items):

@@ -14,7 +14,7 @@ that many course secrets. The code judged is every wrong-answer family a student
 
 A constant outside those (say 0.7 for a success rate) can still meet a band on one draw and miss it
 on another when a case's setting is drawn; the settings are chosen so that the stubs above cannot
-(``grader.checks.readout.SOFTMAX_SETTINGS``, ``grader.checks.attention.INIT_STD_FACTORS``).
+(``SOFTMAX_SETTINGS`` of ``source/03_readout/checks.py``, ``INIT_STD_FACTORS`` of ``source/04_attention/checks.py``).
 """
 from __future__ import annotations
 

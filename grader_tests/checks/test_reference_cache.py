@@ -8,7 +8,9 @@ import sys
 import pytest
 
 from grader.checks import reference_cache
-from grader.checks.readout import expected_accuracy
+from grader.checks import checks_module
+
+expected_accuracy = checks_module("03_readout").expected_accuracy
 
 
 @pytest.fixture
@@ -88,14 +90,14 @@ def test_an_unreadable_table_only_means_computing_again(course_cache):
 
 
 def test_a_saturation_band_is_computed_once_per_course(course_cache):
-    from grader.checks.softmax import saturation_band
+    saturation_band = checks_module("02_softmax").saturation_band
 
     first = saturation_band(8, 16, 100, 2.0)
     code = ("import json, sys, solutions; from grader.checks import reference_cache as c\n"
             "c.use_folder(sys.argv[1])\n"
             "def simulated_again(*args, **kwargs): raise SystemExit('simulated again')\n"
             "solutions.saturation_trials = simulated_again\n"
-            "from grader.checks.softmax import saturation_band\n"
+            "from grader.checks import checks_module; saturation_band = checks_module('02_softmax').saturation_band\n"
             "print(json.dumps(saturation_band(8, 16, 100, 2.0)))\n")
     worker = subprocess.run([sys.executable, "-c", code, str(course_cache)], capture_output=True, text=True,
                             timeout=120)  # a fresh worker process of the same course

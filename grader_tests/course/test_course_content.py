@@ -170,8 +170,10 @@ def test_readout_capacity_figure_is_drawn_at_the_lessons_dimension():
 
 
 def test_the_attention_checks_send_students_to_sections_that_hold_the_idea():
-    from grader.checks import attention
+    from grader.checks import checks_module
     from grader.checks.misconceptions import wrong_answers
+
+    attention = checks_module("04_attention")
 
     lessons = [check.lesson for check in attention.CHECKS]
     lessons += [m.lesson for check in attention.CHECKS for m in wrong_answers(check.name)]

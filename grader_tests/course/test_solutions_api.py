@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import solutions
+from grader.checks import assignment_checks
 
 EMPTY = inspect.Parameter.empty
 
@@ -53,7 +54,7 @@ ANSWER_TYPES = {
 
 
 def test_student_api_lists_every_specified_function_and_answer():
-    api = {name for names in solutions.STUDENT_API.values() for name in names}
+    api = {name for names in assignment_checks().values() for name in names}
     assert api == set(SPEC_SIGNATURES) | set(ANSWER_TYPES)
 
 

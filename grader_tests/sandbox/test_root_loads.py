@@ -198,7 +198,7 @@ def hub_course(top, instructor) -> Course:
 def test_the_hub_course_leaves_the_instructor_no_file_root_loads_to_change(hub_course, instructor):
     root = hub_course.root
     loaded = [root / "nbgrader_config.py", root / "new_config.py", root / "grader" / "__init__.py",
-              root / "grader" / "checks" / "softmax.py", root / "solutions" / "__init__.py",
+              root / "source" / "02_softmax" / "checks.py", root / "solutions" / "__init__.py",
               root / "solutions" / "planted.py", root / ".grader" / "secret"]
 
     writable = [str(path) for path in loaded if can_write(instructor, path)]

@@ -48,7 +48,7 @@ class DecideVerdicts(CoursePreprocessor):
             if record is None:
                 continue
             points = float(cell.metadata["nbgrader"].get("points", 0))
-            verdict = mark_not_attempted(judge_cell(cell.outputs, record), stubs)
+            verdict = mark_not_attempted(judge_cell(cell.outputs, record, self._course_root()), stubs)
             if "numbers" in record:  # a quiz item: its answer is kept, and under immediate feedback remembered
                 answers[record["check"]] = {"answer": reported_answer(cell.outputs, record),
                                             "passed": verdict.passed, "stage": verdict.stage}
@@ -136,9 +136,11 @@ def mark_not_attempted(verdict: Verdict, stubs: set[str]) -> Verdict:
     return verdict
 
 
-def judge_cell(outputs, record) -> Verdict:
-    """The verdict for one probe cell from its raw outputs; malformed or missing reports score zero."""
-    check = get_check(record["check"])
+def judge_cell(outputs, record, course_root: str | None = None) -> Verdict:
+    """The verdict for one probe cell from its raw outputs; malformed or missing reports score zero.
+
+    course_root: the course whose checks judge it (default: ``grader.checks.use_course``'s)."""
+    check = get_check(record["check"], course_root)
     cases = [Case.from_wire(c) for c in record["cases"]]
     reports = [o for o in outputs if o.get("output_type") in ("display_data", "execute_result")
                and kernel_side.PROBE_MIME in o.get("data", {})]

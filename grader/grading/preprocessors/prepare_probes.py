@@ -28,7 +28,6 @@ from grader.grading.submission_fingerprint import (
     submission_fingerprint,
 )
 from grader.settings import traits_of
-from solutions.variants import numbers_for
 
 _KERNEL_PROBE_SOURCE = Path(kernel_side.__file__).read_text(encoding="utf-8")
 
@@ -66,7 +65,6 @@ class PrepareProbes(CoursePreprocessor):
         trusted = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"], fresh=False)
         seed = self.seed if self.seed is not None else self.submission_seed(nb, info)
         # The student's numbers come from the id nbgrader recorded, never from the kernel (grader.grading.student_numbers).
-        numbers = numbers_for(info["student"])
         set_numbers_cell_student(nb, info)
         for cell in nb.cells:
             # Only the plans written here may be judged: a submitted notebook can carry this key too.
@@ -80,7 +78,7 @@ class PrepareProbes(CoursePreprocessor):
                 raise ProbeConfigError(f"test cell {grade_id!r} must hold exactly one probe(\"<name>\") line, found {len(names)}")
             # The gradebook, not the submission, says what this cell is worth.
             cell.metadata["nbgrader"].update(grade=True, solution=False, locked=True, points=points)
-            check = get_check(names[0])
+            check = get_check(names[0], self._course_root())
             cases = check.draw_cases(seed)
             token = secrets.token_hex(8)
             cell.metadata[METADATA_KEY] = {
@@ -90,7 +88,7 @@ class PrepareProbes(CoursePreprocessor):
                 "source": source,
             }
             if check.kind == "value":
-                cell.metadata[METADATA_KEY]["numbers"] = numbers[check.name]
+                cell.metadata[METADATA_KEY]["numbers"] = check.student_numbers(info["student"])
             cell.source = injected_source(check.plan(cases, token))
         return nb, resources
 

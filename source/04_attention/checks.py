@@ -1,6 +1,7 @@
 """Hidden checks of assignment 04_attention (``attention.ipynb``; L3 §5, the Blog, AM12, course extensions).
 
-Layout and shared helpers: ``grader.checks.common``. Attention cases cover batches (leading
+Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``.
+Attention cases cover batches (leading
 axes), masks (causal, broadcast padding, a fully masked row), large scores, d_k = 1 and float32
 input; ``projected_score_variance`` is stochastic, so its judge compares it with the theory
 d_k·(d_model·init_std²)² within the statistical band derived below.
@@ -10,8 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 import solutions
-from grader.checks.api import INACCURATE, Case
+from grader.checks.api import INACCURATE, Case, Misconception
 from grader.checks.common import STANDARD_ERRORS, function_check, judge_estimate, seed_input, value_check
+from solutions import misconceptions as variant
+from solutions.quiz import QUIZ_ANSWERS
 
 # ---- cases ------------------------------------------------------------------------------------
 
@@ -170,16 +173,65 @@ def _variance_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
+# ---- known wrong answers ------------------------------------------------------------------
+
+#: check name -> the misconceptions its feedback can name: a wrong function is a variant from
+#: ``solutions.misconceptions`` (same signature); a wrong quiz value is a function of the item's numbers.
+WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
+    "scaled_dot_product_attention": (
+        Misconception("divided by d_k", "your weights come from scores divided by d_k: that shrinks the score "
+                      "spread far below 1, so the weights come out too flat", "L3 §5",
+                      variant.attention_divided_by_d_k),
+        Misconception("no scaling", "your weights come from unscaled scores, whose spread grows with d_k, so the "
+                      "softmax saturates onto one key", "L3 §5", variant.attention_unscaled),
+        Misconception("fully masked row made uniform", "your fully masked row gets uniform weights: filling "
+                      "masked scores with a large negative number lets a row with no allowed key attend to all of "
+                      "them, where the contract asks for zero weights and a zero output", "04 Part 1, masks (course extension)",
+                      variant.attention_fully_masked_row_uniform),
+        Misconception("masked after softmax", "your masked weights were zeroed after softmax without "
+                      "renormalising, so each row's allowed weights no longer sum to one", "04 Part 1, masks (course extension)",
+                      variant.attention_masked_after_softmax),
+    ),
+    "causal_mask": (
+        Misconception("off by one", "your mask is False on the diagonal: a causal mask lets each position attend "
+                      "to itself as well as to the earlier ones", "04 Part 2 (course extension)", variant.causal_mask_strictly_lower),
+        Misconception("future instead of past", "your mask is True above the diagonal, letting each position "
+                      "attend to later positions and hiding the earlier ones", "04 Part 2 (course extension)", variant.causal_mask_upper),
+    ),
+    "multi_head_attention": (
+        Misconception("heads scaled by sqrt(d_model)", "your heads divide their scores by √d_model instead of "
+                      "their own √d_head, which shrinks each head's score spread below 1 and flattens its "
+                      "weights", "L3 §5, per head (04 Part 3)", variant.multi_head_attention_scaled_by_d_model),
+        Misconception("heads not scaled", "your heads use raw scores, not divided by √d_head, so their softmax "
+                      "saturates as d_head grows", "L3 §5", variant.multi_head_attention_unscaled),
+        Misconception("no output projection", "your output is the concatenated heads without the final "
+                      "multiplication by W_o", "04 Part 3 (course extension)", variant.multi_head_attention_without_output_projection),
+    ),
+    "answer_init_std": (
+        Misconception("variance instead of standard deviation", "your number is a variance of the weights, "
+                      "while init_std is a standard deviation (the `scale` of rng.normal)", "L3 §1–2 and the Blog's 方差证明 (04 Part 4)",
+                      lambda n: 1.0 / n["d_model"]),
+        Misconception("normalised by d_k", "your number is set by d_k; reread which dimension the sum inside "
+                      "each projected component runs over", "L3 §1–2 and the Blog's 方差证明 (04 Part 4)",
+                      lambda n: 1.0 / np.sqrt(n["d_k"])),
+    ),
+}
+
+
 # ---- the checks -------------------------------------------------------------------------------
 
 INITIALISATION = "L3 §1–2 and the Blog's 方差证明 (04 Part 4)"
 
 CHECKS = [
-    function_check("scaled_dot_product_attention", _attention_cases, "L3 §5",
-                   output_names=("the output", "the weights")),
-    function_check("causal_mask", _causal_mask_cases, "04 Part 2 (course extension)"),
-    function_check("multi_head_attention", _mha_cases, "L3 §5, per head (04 Part 3)",
-                   output_names=("the output", "the weights")),
-    function_check("projected_score_variance", _variance_cases, INITIALISATION, judge=judge_projected_score_variance),
-    value_check("answer_init_std", INITIALISATION),
+    function_check("scaled_dot_product_attention", solutions.scaled_dot_product_attention, _attention_cases, "L3 §5",
+                   output_names=("the output", "the weights"),
+                   wrong_answers=WRONG_ANSWERS["scaled_dot_product_attention"]),
+    function_check("causal_mask", solutions.causal_mask, _causal_mask_cases, "04 Part 2 (course extension)",
+                   wrong_answers=WRONG_ANSWERS["causal_mask"]),
+    function_check("multi_head_attention", solutions.multi_head_attention, _mha_cases, "L3 §5, per head (04 Part 3)",
+                   output_names=("the output", "the weights"), wrong_answers=WRONG_ANSWERS["multi_head_attention"]),
+    function_check("projected_score_variance", solutions.projected_score_variance, _variance_cases, INITIALISATION,
+                   judge=judge_projected_score_variance),
+    value_check("answer_init_std", QUIZ_ANSWERS["answer_init_std"], INITIALISATION,
+                wrong_answers=WRONG_ANSWERS["answer_init_std"]),
 ]

@@ -1,6 +1,7 @@
 """Hidden checks of assignment 01_variance (``variance.ipynb``; L3 §1–2, §7, Blog "方差证明").
 
-Layout and shared helpers: ``grader.checks.common``. ``dot_variance_mc`` is stochastic, so it is
+Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``.
+``dot_variance_mc`` is stochastic, so it is
 judged against a statistical band around the theoretical variance instead of the reference's own
 draws; ``coin_dot_products`` may list its outcomes in any order.
 """
@@ -10,8 +11,10 @@ import numpy as np
 
 import solutions
 from grader import kernel_side
-from grader.checks.api import EXACT_ATOL, EXACT_RTOL, INACCURATE, Case, compare_answer
+from grader.checks.api import EXACT_ATOL, EXACT_RTOL, INACCURATE, Case, Misconception, compare_answer
 from grader.checks.common import STANDARD_ERRORS, function_check, seed_input, value_check
+from solutions import misconceptions as variant
+from solutions.quiz import QUIZ_ANSWERS
 
 #: How far (relative) a Monte-Carlo estimate may sit from a misconception's expected value and
 #: still be read as that misconception. Estimates here carry at most ~5 % relative noise, and the
@@ -142,17 +145,97 @@ def _judge_mc(case: Case, value) -> tuple[str, str] | None:
     return problem
 
 
+# ---- known wrong answers ------------------------------------------------------------------
+
+#: check name -> the misconceptions its feedback can name: a wrong function is a variant from
+#: ``solutions.misconceptions`` (same signature); a wrong quiz value is a function of the item's numbers.
+WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
+    "coin_dot_products": (
+        Misconception("distinct values only", "you listed each distinct value of q·k once, but the coin model has "
+                      "2**d equally likely outcomes and middle values occur many times, so mean and variance "
+                      "need every outcome", "L3 §7", variant.coin_distinct_values),
+    ),
+    "mean_and_variance": (
+        Misconception("sample variance (ddof=1)", "you divided by n - 1 (the sample variance, ddof=1), but the "
+                      "values are the whole population, so the variance divides by n (ddof=0)", "L3 §7",
+                      variant.mean_and_variance_sample),
+        Misconception("standard deviation instead of variance", "the second number you returned is the standard "
+                      "deviation (np.std), not the variance", "L3 §7", variant.mean_and_standard_deviation),
+    ),
+    "expansion_counts": (
+        Misconception("unordered pairs", "you counted each pair {i, j} once, but (q·k)² holds both "
+                      "q_i k_i·q_j k_j and q_j k_j·q_i k_i, so every pair of different indices gives two cross "
+                      "terms", "Blog 方差证明", variant.expansion_counts_unordered_pairs),
+        Misconception("squares counted as cross terms", "you counted every product as a cross term, but the "
+                      "squares q_i² k_i² (i = j) are the diagonal terms", "Blog 方差证明",
+                      variant.expansion_counts_all_cross),
+    ),
+    "dot_variance_theory": (
+        Misconception("one component variance", "you multiplied d_k by a single component variance, but each "
+                      "product q_i k_i involves one component of q and one of k, and both variances matter",
+                      "L3 §7", variant.dot_variance_theory_component_variance_once),
+        Misconception("standard deviation instead of variance", "the number you returned is the standard "
+                      "deviation σ of q·k; the function asks for its variance", "L3 §2",
+                      variant.dot_standard_deviation_theory),
+    ),
+    "dot_variance_mc": (
+        Misconception("standard deviation instead of variance", "your estimate is the standard deviation of the "
+                      "samples (np.std) rather than their variance (np.var), so it grows like sqrt(d_k) instead "
+                      "of d_k", "L3 §1", variant.dot_variance_mc_reports_std),
+        Misconception("variance passed as scale", "you passed a variance as the scale of rng.normal, which is a "
+                      "standard deviation, so the components have the wrong variance", "L3 §2",
+                      variant.dot_variance_mc_variance_as_scale),
+    ),
+    "answer_std_ratio": (
+        Misconception("variance ratio", "your number compares the variances of q·k at the two sizes; the question "
+                      "asks how its standard deviation σ changes, and σ does not grow like the variance",
+                      "L3 §1", lambda n: n["d_k_large"] / n["d_k_small"]),
+    ),
+    "answer_var_component4": (
+        Misconception("variance 4 counted once", "your number lets the component variance act on only one "
+                      "side of each product q_i k_i; reread how the variance of a product of two independent "
+                      "zero-mean components is built", "L3 §7",
+                      lambda n: n["d_k"] * n["component_variance"]),
+        Misconception("unit components", "your number is the variance for unit-variance components; here every "
+                      "component of q and of k has that variance, which changes the variance of every product",
+                      "L3 §7", lambda n: float(n["d_k"])),
+        Misconception("variance taken as a standard deviation", "your number treats the component variance as "
+                      "a standard deviation and squares it once more, "
+                      "so every product q_i k_i gets a variance far larger than its two components give it; reread "
+                      "what a component's variance already measures", "L3 §7",
+                      lambda n: float(n["d_k"] * n["component_variance"] ** 4)),
+    ),
+    "answer_sigma_divide_dk": (
+        Misconception("dividing by d_k normalises", "dividing by d_k does not give unit spread: only a divisor "
+                      "equal to σ(q·k) does, and d_k is not σ(q·k)", "L3 §7", lambda n: 1.0),
+        Misconception("unscaled sigma", "your number is σ of the raw scores q·k, before any division; the "
+                      "question asks about the scores after dividing by d_k", "L3 §7", lambda n: float(np.sqrt(n["d_k"]))),
+        Misconception("variance instead of sigma", "your number measures the spread of q·k / d_k in squared "
+                      "units (a variance), not as the standard deviation σ the question asks for", "L3 §7",
+                      lambda n: 1.0 / n["d_k"]),
+    ),
+}
+
+
 # ---- the checks -----------------------------------------------------------------------------
 
 CHECKS = [
-    function_check("coin_dot_products", _coin_cases, "L3 §7", judge=_judge_any_order),
-    function_check("mean_and_variance", _mean_and_variance_cases, "L3 §7", output_names=("the mean", "the variance")),
-    function_check("expansion_counts", _expansion_cases, "Blog 方差证明",
-                   output_names=("the number of diagonal terms", "the number of cross terms")),
-    function_check("dot_variance_theory", _theory_cases, "L3 §2"),
+    function_check("coin_dot_products", solutions.coin_dot_products, _coin_cases, "L3 §7", judge=_judge_any_order,
+                   wrong_answers=WRONG_ANSWERS["coin_dot_products"]),
+    function_check("mean_and_variance", solutions.mean_and_variance, _mean_and_variance_cases, "L3 §7",
+                   output_names=("the mean", "the variance"), wrong_answers=WRONG_ANSWERS["mean_and_variance"]),
+    function_check("expansion_counts", solutions.expansion_counts, _expansion_cases, "Blog 方差证明",
+                   output_names=("the number of diagonal terms", "the number of cross terms"),
+                   wrong_answers=WRONG_ANSWERS["expansion_counts"]),
+    function_check("dot_variance_theory", solutions.dot_variance_theory, _theory_cases, "L3 §2",
+                   wrong_answers=WRONG_ANSWERS["dot_variance_theory"]),
     # rtol / atol only for naming a misconception: the judge applies the statistical band itself
-    function_check("dot_variance_mc", _mc_cases, "L3 §1", judge=_judge_mc, rtol=MC_MISCONCEPTION_RTOL, atol=0.0),
-    value_check("answer_std_ratio", "L3 §1"),
-    value_check("answer_var_component4", "L3 §7"),
-    value_check("answer_sigma_divide_dk", "L3 §7"),
+    function_check("dot_variance_mc", solutions.dot_variance_mc, _mc_cases, "L3 §1", judge=_judge_mc,
+                   rtol=MC_MISCONCEPTION_RTOL, atol=0.0, wrong_answers=WRONG_ANSWERS["dot_variance_mc"]),
+    value_check("answer_std_ratio", QUIZ_ANSWERS["answer_std_ratio"], "L3 §1",
+                wrong_answers=WRONG_ANSWERS["answer_std_ratio"]),
+    value_check("answer_var_component4", QUIZ_ANSWERS["answer_var_component4"], "L3 §7",
+                wrong_answers=WRONG_ANSWERS["answer_var_component4"]),
+    value_check("answer_sigma_divide_dk", QUIZ_ANSWERS["answer_sigma_divide_dk"], "L3 §7",
+                wrong_answers=WRONG_ANSWERS["answer_sigma_divide_dk"]),
 ]

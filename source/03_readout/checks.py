@@ -1,6 +1,7 @@
 """Hidden checks of assignment 03_readout (``readout.ipynb``; AR07/b0–b2, AM12, AM13).
 
-Layout and shared helpers: ``grader.checks.common``. Each function check covers the edge cases its
+Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``.
+Each function check covers the edge cases its
 contract names (large β, batches, d = 1, float32 input, invalid input that must raise
 ``ValueError``). ``retrieval_accuracy`` is stochastic, so its judge compares the student's rate with
 the reference accuracy within a statistical band.
@@ -12,9 +13,11 @@ import zlib
 import numpy as np
 
 import solutions
-from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Case
+from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Case, Misconception
 from grader.checks.common import STANDARD_ERRORS, function_check, is_real_scalar, seed_input, value_check
 from grader.checks.reference_cache import remembered
+from solutions import misconceptions as variant
+from solutions.quiz import QUIZ_ANSWERS, quiz_answer
 
 # ---- cases ------------------------------------------------------------------------------------
 
@@ -295,17 +298,90 @@ def _capacity_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
+# ---- known wrong answers ------------------------------------------------------------------
+
+#: check name -> the misconceptions its feedback can name: a wrong function is a variant from
+#: ``solutions.misconceptions`` (same signature); a wrong quiz value is a function of the item's numbers.
+WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
+    "exp_weights": (
+        Misconception("beta left out", "your weights equal exp(s): without the sharpness β the exponentials "
+                      "stretch score differences far less", "AR07/b0", variant.exp_weights_without_beta),
+        Misconception("beta as a temperature", "your weights equal exp(s / β): dividing by β flattens the scores "
+                      "where multiplying by the sharpness β should stretch them", "AR07/b0",
+                      variant.exp_weights_beta_as_temperature),
+    ),
+    "relative_weight": (
+        Misconception("ratio before exponentiating", "your value is the raw score ratio s_other / s_target: the "
+                      "scores were never exponentiated, so the weights keep the flat ratio of the scores",
+                      "AR07/b1", variant.relative_weight_without_exponent),
+        Misconception("ratio inverted", "your value is the target relative to the other entry, the reverse of "
+                      "the weight the function asks for", "AR07/b1", variant.relative_weight_inverted),
+        Misconception("beta left out", "your value leaves the sharpness β out, so the exponential does not "
+                      "stretch the score difference", "AR07/b1", variant.relative_weight_without_beta),
+    ),
+    "normalize_rows": (
+        Misconception("columns instead of rows", "your columns have unit length, not your rows: the norm was taken "
+                      "over axis 0 instead of axis 1", "AM13", variant.normalize_columns),
+        Misconception("divided by the sum", "your rows are divided by the sum of their absolute entries, so their "
+                      "Euclidean length is below one", "AM13", variant.normalize_rows_by_abs_sum),
+    ),
+    "softmax_readout": (
+        Misconception("beta left out", "your read-out leaves the sharpness β out of the scores, so the weights "
+                      "stay nearly uniform over the keys", "AM13", variant.softmax_readout_without_beta),
+        Misconception("not normalised", "your weights are exponentials that were never divided by their sum, so "
+                      "they do not allocate one unit of weight among the keys", "AR07/b1",
+                      variant.softmax_readout_unnormalised),
+    ),
+    "answer_ab_exp": (
+        Misconception("beta left out", "your values leave the sharpness β out of the exponentials", "AR07/b0",
+                      lambda n: np.exp(np.array([n["s_a"], n["s_b"]]))),
+    ),
+    "answer_ab_ratio": (
+        Misconception("ratio before exponentiating", "your number is the ratio of the raw scores; the question "
+                      "asks for the ratio of the weights after exponentiating, and exponentials stretch ratios",
+                      "AR07/b1", lambda n: n["s_b"] / n["s_a"]),
+        Misconception("ratio inverted", "your number compares the weights the other way round (A relative to B); "
+                      "reread which entry the question puts on top", "AR07/b1",
+                      lambda n: 1.0 / quiz_answer("answer_ab_ratio", n)),
+    ),
+    "answer_ab_weights": (
+        Misconception("normalised before exponentiating", "your weights normalise the raw scores directly, "
+                      "skipping the exponentials that stretch their ratio", "AR07/b1",
+                      lambda n: np.array([n["s_a"], n["s_b"]]) / (n["s_a"] + n["s_b"])),
+        Misconception("beta left out", "your weights leave the sharpness β out, so they stay close to even",
+                      "AR07/b1", lambda n: solutions.softmax(np.array([n["s_a"], n["s_b"]]))),
+    ),
+    "answer_beta_equiv": (
+        Misconception("beta = d_k", "your number is d_k itself; reread how the lengths of q and k and the "
+                      "divisor combine into the factor in front of the cosine", "AM13", lambda n: float(n["d_k"])),
+        Misconception("the divisor, not beta", "your number is the factor applied to the raw scores q·k; β "
+                      "multiplies the cosine of unit vectors instead", "AM13",
+                      lambda n: 1.0 / np.sqrt(n["d_k"])),
+    ),
+}
+
+
 # ---- the checks -------------------------------------------------------------------------------
 
 CHECKS = [
-    function_check("exp_weights", _exp_weights_cases, "AR07/b0"),
-    function_check("relative_weight", _relative_weight_cases, "AR07/b1"),
-    function_check("normalize_rows", _normalize_rows_cases, "AM13"),
-    function_check("softmax_readout", _softmax_readout_cases, "AM12", output_names=("the output", "the weights")),
-    function_check("retrieval_accuracy", _retrieval_cases, "AR07/b2", judge=judge_retrieval_accuracy),
-    function_check("retrieval_capacity", _capacity_cases, "AR07/b2", judge=judge_retrieval_capacity),
-    value_check("answer_ab_exp", "AR07/b0"),
-    value_check("answer_ab_ratio", "AR07/b1"),
-    value_check("answer_ab_weights", "AR07/b1"),
-    value_check("answer_beta_equiv", "AM13"),
+    function_check("exp_weights", solutions.exp_weights, _exp_weights_cases, "AR07/b0",
+                   wrong_answers=WRONG_ANSWERS["exp_weights"]),
+    function_check("relative_weight", solutions.relative_weight, _relative_weight_cases, "AR07/b1",
+                   wrong_answers=WRONG_ANSWERS["relative_weight"]),
+    function_check("normalize_rows", solutions.normalize_rows, _normalize_rows_cases, "AM13",
+                   wrong_answers=WRONG_ANSWERS["normalize_rows"]),
+    function_check("softmax_readout", solutions.softmax_readout, _softmax_readout_cases, "AM12",
+                   output_names=("the output", "the weights"), wrong_answers=WRONG_ANSWERS["softmax_readout"]),
+    function_check("retrieval_accuracy", solutions.retrieval_accuracy, _retrieval_cases, "AR07/b2",
+                   judge=judge_retrieval_accuracy),
+    function_check("retrieval_capacity", solutions.retrieval_capacity, _capacity_cases, "AR07/b2",
+                   judge=judge_retrieval_capacity),
+    value_check("answer_ab_exp", QUIZ_ANSWERS["answer_ab_exp"], "AR07/b0",
+                wrong_answers=WRONG_ANSWERS["answer_ab_exp"]),
+    value_check("answer_ab_ratio", QUIZ_ANSWERS["answer_ab_ratio"], "AR07/b1",
+                wrong_answers=WRONG_ANSWERS["answer_ab_ratio"]),
+    value_check("answer_ab_weights", QUIZ_ANSWERS["answer_ab_weights"], "AR07/b1",
+                wrong_answers=WRONG_ANSWERS["answer_ab_weights"]),
+    value_check("answer_beta_equiv", QUIZ_ANSWERS["answer_beta_equiv"], "AM13",
+                wrong_answers=WRONG_ANSWERS["answer_beta_equiv"]),
 ]

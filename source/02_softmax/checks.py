@@ -1,6 +1,7 @@
 """Hidden checks of assignment 02_softmax (``softmax.ipynb``; L3 §3–5, Blog tables).
 
-Layout and shared helpers: ``grader.checks.common``. ``saturation_experiment`` is stochastic, so
+Layout and shared helpers: ``grader.checks.common``; found by ``grader.checks.discovery``.
+``saturation_experiment`` is stochastic, so
 each of its means is judged against a statistical band around a larger reference run on
 independent draws.
 """
@@ -12,9 +13,13 @@ import numpy as np
 
 import solutions
 from grader import kernel_side
-from grader.checks.api import INACCURATE, WRONG_TYPE, Case, compare_answer, plural
+from grader.checks.api import INACCURATE, WRONG_TYPE, Case, Misconception, compare_answer, plural
 from grader.checks.common import STANDARD_ERRORS, function_check, seed_input, value_check
 from grader.checks.reference_cache import remembered
+from solutions import misconceptions as variant
+from solutions.quiz import QUIZ_ANSWERS, quiz_answer
+from solutions.saturation import option_letter
+from solutions.variants import LESSON_NUMBERS
 
 #: The reference run that sets the centre of the band has this many times the student's trials.
 REFERENCE_TRIAL_FACTOR = 4
@@ -188,18 +193,124 @@ def _scale_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
+# ---- known wrong answers ------------------------------------------------------------------
+
+def _rounded(item: str, printed: np.ndarray):
+    """The wrong value "typed the rounded numbers": the lesson's printed values for the lesson's numbers,
+    else the student's own weights rounded to 3 decimals."""
+    def rounded(numbers):
+        if numbers == LESSON_NUMBERS[item]:
+            return printed
+        return np.round(quiz_answer(item, numbers), 3)
+    return rounded
+
+
+_ROUNDED = ("you typed the lesson's rounded numbers; the answer is graded to a relative 1e-6, so let your "
+            "own function compute every digit")
+
+
+#: check name -> the misconceptions its feedback can name: a wrong function is a variant from
+#: ``solutions.misconceptions`` (same signature); a wrong quiz value is a function of the item's numbers.
+WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
+    "softmax": (
+        Misconception("no max subtraction", "your weights equal softmax without subtracting the maximum: exp of "
+                      "a large logit overflows to inf (and of a very negative one underflows to 0), so the "
+                      "division gives nan", "L3 §3", variant.softmax_without_max_subtraction),
+        Misconception("wrong axis", "your softmax normalises over the first axis, so in a batch each column "
+                      "sums to one instead of each row (each query's weights over its keys)", "L3 §3",
+                      variant.softmax_over_first_axis),
+        Misconception("sums without keepdims", "you divided by sums taken without keepdims=True, so "
+                      "broadcasting divides along the wrong axis; it runs only on square input", "L3 §3",
+                      variant.softmax_without_keepdims),
+        Misconception("maximum of the whole array", "you subtracted the maximum of the whole array instead of "
+                      "each row's, so a row far below it underflows to 0/0 = nan", "L3 §3",
+                      variant.softmax_global_max),
+    ),
+    "entropy": (
+        Misconception("entropy in bits", "your entropy is in bits (log base 2); the lesson measures it in nats, "
+                      "with the natural log", "L3 §3", variant.entropy_in_bits),
+        Misconception("0·log 0 not handled", "a zero probability makes p·log p = 0·(-inf) = nan; by convention "
+                      "0·log 0 = 0, so zero entries must contribute nothing", "L3 §3", variant.entropy_nan_at_zero),
+        Misconception("missing minus sign", "you returned the sum of p·log p, which is never positive; entropy "
+                      "carries a minus sign", "L3 §3", variant.entropy_without_minus),
+    ),
+    "saturation_experiment": (
+        Misconception("scale ignored", "your scores are never divided by scale, so every run looks like the "
+                      "unscaled one; dividing by the scale is what brings the weights back from saturation",
+                      "L3 §5", variant.saturation_unscaled),
+        Misconception("gap before scaling", "your gap is measured on the raw scores; the contract asks for the "
+                      "top1 - top2 gap after dividing by scale, the gap softmax actually sees", "L3 §4",
+                      variant.saturation_gap_before_scaling),
+    ),
+    "score_gradient": (
+        Misconception("flipped sign", "your gradient has the opposite sign: it is the gradient of +log p, which "
+                      "points uphill in the loss -log p", "L3 §4", variant.score_gradient_flipped_sign),
+        Misconception("scores instead of probabilities", "you subtracted the one-hot target from the raw scores; "
+                      "the gradient uses the probabilities softmax(s)", "L3 §4",
+                      variant.score_gradient_without_softmax),
+        Misconception("no max subtraction", "your softmax does not subtract the maximum, so large scores overflow "
+                      "and the gradient is nan", "L3 §3", variant.score_gradient_without_max_subtraction),
+    ),
+    "unit_variance_scale": (
+        Misconception("divide by d_k", "you divide by d_k, which is Var(q·k); the divisor has to match the "
+                      "spread σ(q·k), not the variance, or the scores shrink far below unit spread", "L3 §7",
+                      variant.scale_d_k),
+        Misconception("multiplier instead of divisor", "you returned the factor to multiply q·k by; the "
+                      "contract asks for the divisor c in q·k / c", "L3 §5", variant.scale_reciprocal),
+    ),
+    "answer_worked_example": (
+        Misconception("rounded lesson values", _ROUNDED, "L3 §3",
+                      _rounded("answer_worked_example", np.array([0.90, 0.041, 0.003, 0.055]))),
+    ),
+    "answer_weights_unscaled": (
+        Misconception("scaled weights", "these are the weights after scaling the scores; this answer asks for "
+                      "the weights of the unscaled scores", "Blog",
+                      lambda n: quiz_answer("answer_weights_scaled", n)),
+        Misconception("rounded lesson values", _ROUNDED, "Blog",
+                      _rounded("answer_weights_unscaled", np.array([0.867, 0.016, 0.117]))),
+    ),
+    "answer_weights_scaled": (
+        Misconception("divided by d_k", "your weights come from scores divided by d_k, which flattens them too "
+                      "much; reread which divisor gives unit-variance scores", "L3 §5",
+                      lambda n: solutions.softmax(np.asarray(n["scores"]) / n["d_k"])),
+        Misconception("unscaled weights", "these are the weights of the raw scores; this answer asks for the "
+                      "weights after the scaling of L3 §5", "Blog",
+                      lambda n: solutions.softmax(n["scores"])),
+        Misconception("rounded lesson values", _ROUNDED, "Blog",
+                      _rounded("answer_weights_scaled", np.array([0.419, 0.254, 0.326]))),
+    ),
+    "answer_culprit": (
+        Misconception("vanishing gradient", "the gradient p - y does not vanish at σ = 8: on the rows the model "
+                      "gets wrong, ‖p - y‖ stays close to its largest possible value", "L3 §4",
+                      lambda n: option_letter(n["options"], "vanish")),
+        Misconception("overflow", "a stable softmax does not overflow at σ = 8 (the scores are only tens), so "
+                      "nothing becomes nan", "L3 §3", lambda n: option_letter(n["options"], "overflow")),
+        Misconception("values", "the spread of the scores does not change V at all, so V cannot be what goes "
+                      "wrong at σ = 8", "L3 §4", lambda n: option_letter(n["options"], "values")),
+    ),
+}
+
+
 # ---- the checks -----------------------------------------------------------------------------
 
 CHECKS = [
-    function_check("softmax", _softmax_cases, "L3 §3"),
-    function_check("entropy", _entropy_cases, "L3 §3"),
+    function_check("softmax", solutions.softmax, _softmax_cases, "L3 §3", wrong_answers=WRONG_ANSWERS["softmax"]),
+    function_check("entropy", solutions.entropy, _entropy_cases, "L3 §3", wrong_answers=WRONG_ANSWERS["entropy"]),
     # rtol / atol only for naming a misconception: the judge applies the statistical band itself
-    function_check("saturation_experiment", _saturation_cases, "L3 §3", judge=_judge_saturation,
-                   rtol=MC_MISCONCEPTION_RTOL, atol=MC_MISCONCEPTION_ATOL),
-    function_check("score_gradient", _gradient_cases, "L3 §4"),
-    function_check("unit_variance_scale", _scale_cases, "L3 §5"),
-    value_check("answer_worked_example", "L3 §3"),
-    value_check("answer_weights_unscaled", "Blog"),
-    value_check("answer_weights_scaled", "Blog"),
-    value_check("answer_culprit", "L3 §4", discussion=CULPRIT_DISCUSSION),
+    function_check("saturation_experiment", solutions.saturation_experiment, _saturation_cases, "L3 §3",
+                   judge=_judge_saturation,
+                   rtol=MC_MISCONCEPTION_RTOL, atol=MC_MISCONCEPTION_ATOL,
+                   wrong_answers=WRONG_ANSWERS["saturation_experiment"]),
+    function_check("score_gradient", solutions.score_gradient, _gradient_cases, "L3 §4",
+                   wrong_answers=WRONG_ANSWERS["score_gradient"]),
+    function_check("unit_variance_scale", solutions.unit_variance_scale, _scale_cases, "L3 §5",
+                   wrong_answers=WRONG_ANSWERS["unit_variance_scale"]),
+    value_check("answer_worked_example", QUIZ_ANSWERS["answer_worked_example"], "L3 §3",
+                wrong_answers=WRONG_ANSWERS["answer_worked_example"]),
+    value_check("answer_weights_unscaled", QUIZ_ANSWERS["answer_weights_unscaled"], "Blog",
+                wrong_answers=WRONG_ANSWERS["answer_weights_unscaled"]),
+    value_check("answer_weights_scaled", QUIZ_ANSWERS["answer_weights_scaled"], "Blog",
+                wrong_answers=WRONG_ANSWERS["answer_weights_scaled"]),
+    value_check("answer_culprit", QUIZ_ANSWERS["answer_culprit"], "L3 §4", discussion=CULPRIT_DISCUSSION,
+                wrong_answers=WRONG_ANSWERS["answer_culprit"]),
 ]
