@@ -44,14 +44,21 @@ class HubUser:
     def close(self) -> None:
         self.context.close()
 
-    def login(self) -> None:
-        """The hub's login form with the account's own password; waits for JupyterLab."""
+    def sign_in(self) -> None:
+        """The hub's login form with the account's own password; waits for the first screen of the
+        account's server (a student's course page, the instructor's JupyterLab)."""
         page = self.page
         page.goto(f"{self.hub_url}/hub/login", wait_until="load")
         page.fill("#username_input", self.account.name)
         page.fill("#password_input", self.account.password)
         page.click("#login_submit")
-        page.wait_for_url(re.compile(rf"/user/{re.escape(self.account.name)}/lab"), timeout=LOGIN_TIMEOUT_MS)
+        page.wait_for_url(re.compile(rf"/user/{re.escape(self.account.name)}/(lab|course)"), timeout=LOGIN_TIMEOUT_MS)
+        page.wait_for_load_state("load")
+
+    def login(self) -> None:
+        """:meth:`sign_in`, then JupyterLab with a fresh workspace."""
+        page = self.page
+        self.sign_in()
         # A fresh workspace: tabs restored from an earlier visit would stand in for new ones.
         page.goto(f"{self.server_url}/lab?reset", wait_until="load")
         # JupyterLab clears the workspace, then reloads itself without the query.

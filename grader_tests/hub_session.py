@@ -2,7 +2,7 @@
 
     course_hub.url, course_hub.student(0), course_hub.instructor, course_hub.layout
 
-The session fixture starts ``grader hub up`` (2 students, 02_softmax, any free port) in its own
+The session fixture starts ``grader hub up`` (3 students, 02_softmax, any free port) in its own
 process, waits until the hub has recorded itself as ready, and at the end sends it SIGTERM (the
 command's own teardown), then runs ``grader hub down`` in-process as well, so that processes,
 accounts and folders are gone even when a test or the command failed.
@@ -86,7 +86,7 @@ def course_hub(tmp_path_factory):
     prefix = unused_account_prefix("h")
     with open(log, "wb") as out:
         command = subprocess.Popen(
-            [sys.executable, "-m", "grader.cli", "hub", "up", "--root", str(root), "--students", "2",
+            [sys.executable, "-m", "grader.cli", "hub", "up", "--root", str(root), "--students", "3",
              "--port", "0", "--prefix", prefix, "--assignments", ASSIGNMENT],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:

@@ -117,6 +117,7 @@ def _ensure_environment(layout: HubLayout, say) -> Path:
         _run([str(env / "bin" / "python"), "-m", "pip", "install", "--quiet", *wanted], "pip install", PIP_TIMEOUT)
         (env / STAMP).write_text(json.dumps({"stamp": stamp, "packages": wanted}))
     install_student_packages(env)
+    install_course_page(env)
     overrides = env / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     overrides.parent.mkdir(parents=True, exist_ok=True)
     overrides.write_text(json.dumps(LAB_OVERRIDES, indent=1))
@@ -166,6 +167,15 @@ def install_student_packages(env: Path) -> None:
         target = sites[0] / name
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(found[0], target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+
+def install_course_page(env: Path) -> None:
+    """Copy the students' course page (:mod:`grader.hub.course_page`) into ``env``'s site-packages
+    as its own top-level module, replacing an older copy (on every start, like the packages)."""
+    from grader.hub import course_page
+
+    site = next(iter(sorted(env.glob("lib/python3*/site-packages"))))
+    shutil.copyfile(course_page.__file__, site / f"{course_page.MODULE_NAME}.py")
 
 
 def ensure_proxy(layout: HubLayout, say=print) -> Path:

@@ -8,11 +8,12 @@ JupyterLab), and nbgrader's fetch replaced by the course's translating fetch
 ``root/jupyter/locales`` (:func:`write_notebook_catalogues`) and the student's language from
 ``STUDENT_LANGUAGE``, which :func:`hub_config`'s spawn hook sets for each student from the course's
 roster (``grader roster``'s Language column, else the course's ``c.FeedbackPage.feedback_language``),
-read when the student's server starts.
+read when the student's server starts. Students land on their course page
+(:mod:`grader.hub.course_page`) after login.
 
 The instructor's server gets ``root/jupyter/instructor`` (the formgrader too, which JupyterLab
-frames: :data:`INSTRUCTOR_FRAMING`), runs in the course folder (root's, which the instructor's
-group reads), imports ``grader`` from it (``PYTHONPATH``) and writes the gradebook
+frames: :data:`INSTRUCTOR_FRAMING`), opens on JupyterLab, runs in the course folder (root's, which
+the instructor's group reads), imports ``grader`` from it (``PYTHONPATH``) and writes the gradebook
 ``GRADER_DB_URL`` names.
 """
 from __future__ import annotations
@@ -22,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.hub.accounts import Accounts
+from grader.hub.course_page import MODULE_NAME as COURSE_PAGE_MODULE
+from grader.hub.course_page import PAGE_PATH as COURSE_PAGE_PATH
 from grader.hub.layout import HubLayout
 from grader.language.catalogue import LANGUAGES
 from grader.language.notebook_catalogue import compile_catalogues
@@ -71,8 +74,9 @@ def write_role_configs(layout: HubLayout, course_id: str, course_root: Path) -> 
             text += f"c.CourseDirectory.root = {str(course_root)!r}\n"
         (folder / "nbgrader_config.py").write_text(text)
         # Extension switches are read from the .d folder; other server settings from the main file.
+        switches = {**{name: enabled for name in INSTRUCTOR_SERVER_EXTENSIONS}, COURSE_PAGE_MODULE: not enabled}
         _write_json(folder / "jupyter_server_config.d" / "zz-course-hub.json",
-                    {"ServerApp": {"jpserver_extensions": {name: enabled for name in INSTRUCTOR_SERVER_EXTENSIONS}}})
+                    {"ServerApp": {"jpserver_extensions": switches}})
         if enabled:
             _write_json(folder / "jupyter_server_config.json",
                         {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": INSTRUCTOR_FRAMING}}}})
@@ -141,7 +145,7 @@ c.Authenticator.admin_users = {{{accounts.instructor.name!r}}}
 # Each user's server runs as that user (LocalProcessSpawner), from the shared environment.
 c.JupyterHub.spawner_class = "localprocess"
 c.Spawner.cmd = [{str(env_bin / "jupyterhub-singleuser")!r}]
-c.Spawner.default_url = "/lab"
+c.Spawner.default_url = {"/" + COURSE_PAGE_PATH!r}  # students land on their course page
 c.Spawner.notebook_dir = "~"
 c.Spawner.disable_user_config = True
 c.Spawner.start_timeout = {SPAWN_TIMEOUT}
@@ -168,9 +172,10 @@ def student_language(name):
 
 
 def role_settings(spawner):
-    """The instructor's server: formgrader config, the course folder, grader importable from it.
-    A student's server: the language the student's notebooks are fetched in."""
+    """The instructor's server: JupyterLab first, formgrader config, the course folder, grader
+    importable from it. A student's server: the language the student's notebooks are fetched in."""
     if spawner.user.name == INSTRUCTOR:
+        spawner.default_url = "/lab"
         spawner.environment = dict(INSTRUCTOR_ENVIRONMENT)
         spawner.notebook_dir = {str(course_root)!r}
     else:

@@ -1,0 +1,239 @@
+"""The student's course page: a Jupyter server extension of the students' servers on the hub.
+
+``<server>/course`` is where a student lands after login (the hub's ``default_url`` for students).
+It lists the course's assignments as nbgrader's own Assignment List does, through the same manager
+(``assignment_list_manager``, nbgrader's ``assignment_list`` server extension, so the same exchange
+and config): **Fetch** for a released one; for a fetched one a link per notebook, which opens it in
+JupyterLab, and **Submit**; then the hand-ins, newest first, each with its time in the hub's local
+time (no microseconds) and a link to its feedback page. Feedback that has reached the exchange is
+fetched when the page is shown; while a hand-in awaits its feedback the page reloads itself.
+
+A feedback page is served from the student's own fetched feedback (``ASSIGNMENT/feedback/TIME/``
+in their home), and only for a hand-in and a notebook nbgrader lists as theirs; the server runs as
+the student, so nothing of another account is readable anyway. It is sent with the feedback pages'
+own policy (no script, nothing loaded from the network).
+
+This file is copied into the students' environment as a top-level module (:data:`MODULE_NAME`);
+it imports nothing of ``grader``, which the students' environment does not hold.
+"""
+from __future__ import annotations
+
+import html
+from datetime import timezone
+from pathlib import Path
+from urllib.parse import quote
+
+from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+#: The module's name in the students' environment (``jpserver_extensions`` of the students' config).
+MODULE_NAME = "course_hub_page"
+#: The page's path under the server's base URL.
+PAGE_PATH = "course"
+#: Seconds between reloads of the page while a hand-in awaits its feedback.
+RELOAD_SECONDS = 3
+#: The window names the page's links open in: one JupyterLab, one feedback page, each reused.
+JUPYTERLAB_WINDOW = "course-jupyterlab"
+FEEDBACK_WINDOW = "course-feedback"
+#: What a feedback page may do when served here: nothing but show itself (as grader.pages.csp).
+FEEDBACK_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
+                   "base-uri 'none'; form-action 'none'; frame-ancestors 'self'; sandbox")
+
+
+def _jupyter_server_extension_points():
+    return [{"module": MODULE_NAME}]
+
+
+def _load_jupyter_server_extension(serverapp):
+    base = serverapp.web_app.settings["base_url"]
+    serverapp.web_app.add_handlers(".*$", [
+        (url_path_join(base, PAGE_PATH), CoursePageHandler),
+        (url_path_join(base, PAGE_PATH, "(fetch|submit)"), CourseActionHandler),
+        (url_path_join(base, PAGE_PATH, "feedback", "([^/]+)", "([^/]+)", r"([^/]+)\.html"), FeedbackHandler),
+    ])
+    serverapp.log.info("course page at %s", url_path_join(base, PAGE_PATH))
+
+
+def local_time(timestamp: str) -> str:
+    """nbgrader's UTC timestamp (``2026-12-06 07:12:03.123456 UTC``) in the hub's local time, to
+    the second, with its zone: ``Sun 6 Dec 2026, 07:12:03 UTC``."""
+    from nbgrader.utils import parse_utc
+
+    moment = parse_utc(timestamp)  # naive, in UTC
+    moment = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).astimezone()
+    return f"{moment:%a} {moment.day} {moment:%b %Y, %H:%M:%S} {moment.tzname()}"
+
+
+def newest_first(submissions: list[dict]) -> list[dict]:
+    return sorted(submissions, key=lambda s: s["timestamp"], reverse=True)
+
+
+def awaits_feedback(submission: dict) -> bool:
+    """Whether a hand-in's feedback has not reached the exchange yet."""
+    return not submission.get("has_exchange_feedback") and not submission.get("has_local_feedback")
+
+
+def needs_fetching(submission: dict) -> bool:
+    """Whether the exchange holds feedback for the hand-in that is not in the student's folder."""
+    return bool(submission.get("has_exchange_feedback")) and (
+        not submission.get("has_local_feedback") or bool(submission.get("feedback_updated")))
+
+
+class CoursePage:
+    """The course as nbgrader's assignment-list manager sees it for the student."""
+
+    def __init__(self, manager):
+        self.manager = manager
+
+    def listing(self) -> tuple[list[dict], dict[str, list[dict]]]:
+        """(released and fetched assignments, assignment id -> its hand-ins newest first), after
+        fetching every feedback the exchange holds that the student's folder does not."""
+        submitted = self._submitted()
+        for assignment, submissions in submitted.items():
+            if any(needs_fetching(s) for s in submissions):
+                self.manager.fetch_feedback(submissions[0]["course_id"], assignment)
+                submitted = self._submitted()
+        return self.released(), submitted
+
+    def released(self) -> list[dict]:
+        """The released and fetched assignments (nbgrader's listing; paths relative to the home)."""
+        result = self.manager.list_released_assignments()
+        return result["value"] if result["success"] else []
+
+    def course_of(self, assignment: str) -> str | None:
+        """The course id under which ``assignment`` is released, None when it is not."""
+        return next((a["course_id"] for a in self.released() if a["assignment_id"] == assignment), None)
+
+    def _submitted(self) -> dict[str, list[dict]]:
+        result = self.manager.list_submitted_assignments()
+        if not result["success"]:
+            return {}
+        return {a["assignment_id"]: newest_first(a["submissions"]) for a in result["value"]}
+
+    def feedback_file(self, assignment: str, timestamp: str, notebook: str) -> Path | None:
+        """The fetched feedback page of the student's hand-in, when nbgrader lists it as theirs."""
+        for submission in self._submitted().get(assignment, []):
+            if submission["timestamp"] != timestamp:
+                continue
+            for entry in submission["notebooks"]:
+                if entry["notebook_id"] == notebook and entry.get("local_feedback_path"):
+                    return Path(entry["local_feedback_path"])
+        return None
+
+
+class _CourseHandler(JupyterHandler):
+    @property
+    def course(self) -> CoursePage:
+        manager = self.settings.get("assignment_list_manager")
+        if manager is None:
+            raise web.HTTPError(503, "nbgrader's assignment list is not enabled on this server")
+        return CoursePage(manager)
+
+    def page_url(self, *parts: str) -> str:
+        return url_path_join(self.base_url, PAGE_PATH, *(quote(p, safe="") for p in parts))
+
+
+class CoursePageHandler(_CourseHandler):
+    @web.authenticated
+    def get(self):
+        released, submitted = self.course.listing()
+        names = sorted({a["assignment_id"] for a in released} | set(submitted))
+        waiting = any(awaits_feedback(s) for subs in submitted.values() for s in subs)
+        by_name = {a["assignment_id"]: a for a in released}
+        sections = "\n".join(self._section(name, by_name.get(name), submitted.get(name, [])) for name in names)
+        reload = f'<meta http-equiv="refresh" content="{RELOAD_SECONDS}">' if waiting else ""
+        self.set_header("Cache-Control", "no-store")
+        self.finish(_PAGE.format(reload=reload, sections=sections or _NOTHING_YET))
+
+    def _section(self, name: str, assignment: dict | None, submissions: list[dict]) -> str:
+        e = html.escape
+        parts = [f'<section class="assignment" id="assignment-{e(name)}"><h2>{e(name)}</h2>']
+        status = assignment["status"] if assignment else "submitted"
+        if status == "released":
+            parts.append(self._form("fetch", name, "Fetch", "Copy the assignment into your home folder"))
+        elif status == "fetched":
+            links = "".join(
+                f'<li><a class="notebook" target="{JUPYTERLAB_WINDOW}" href="{e(self._lab_url(nb["path"]))}">'
+                f'{e(nb["notebook_id"])}.ipynb</a></li>' for nb in assignment["notebooks"])
+            parts.append(f'<ul class="notebooks">{links}</ul>')
+            parts.append(self._form("submit", name, "Submit", "Hand in the notebooks as saved now"))
+        if submissions:
+            rows = "".join(self._handin_row(name, s) for s in submissions)
+            parts.append(f'<table class="handins"><caption>Your hand-ins, newest first</caption>'
+                         f'<thead><tr><th scope="col">Handed in</th><th scope="col">Feedback</th></tr></thead>'
+                         f'<tbody>{rows}</tbody></table>')
+        parts.append("</section>")
+        return "\n".join(parts)
+
+    def _lab_url(self, path: str) -> str:
+        """JupyterLab opening the notebook at ``path`` (relative to the home, as nbgrader lists it)."""
+        return url_path_join(self.base_url, "lab", "tree", quote(path))
+
+    def _form(self, action: str, assignment: str, label: str, title: str) -> str:
+        e = html.escape
+        return (f'<form method="post" action="{e(self.page_url(action))}">{self.xsrf_form_html()}'
+                f'<input type="hidden" name="assignment" value="{e(assignment)}">'
+                f'<button type="submit" class="{action}" title="{e(title)}">{e(label)}</button></form>')
+
+    def _handin_row(self, assignment: str, submission: dict) -> str:
+        e = html.escape
+        when = f'<time datetime="{e(submission["timestamp"])}">{e(local_time(submission["timestamp"]))}</time>'
+        pages = [nb for nb in submission["notebooks"] if nb.get("local_feedback_path")]
+        if pages:
+            feedback = " ".join(
+                f'<a class="feedback" target="{FEEDBACK_WINDOW}" '
+                f'href="{e(self.page_url("feedback", assignment, submission["timestamp"], nb["notebook_id"]))}.html">'
+                f'{e(nb["notebook_id"])}: read the feedback</a>' for nb in pages)
+        else:
+            feedback = '<span class="waiting">waiting for feedback (this page updates itself)</span>'
+        return f"<tr><td>{when}</td><td>{feedback}</td></tr>"
+
+
+class CourseActionHandler(_CourseHandler):
+    @web.authenticated
+    def post(self, action: str):
+        assignment = self.get_body_argument("assignment")
+        course = self.course
+        course_id = course.course_of(assignment)
+        if course_id is None:
+            raise web.HTTPError(404, f"no assignment {assignment} is released")
+        act = course.manager.fetch_assignment if action == "fetch" else course.manager.submit_assignment
+        result = act(course_id, assignment)
+        if not result.get("success", False):
+            self.log.error("course page: %s %s failed: %s", action, assignment, result.get("value"))
+            raise web.HTTPError(500, f"{action} of {assignment} failed")
+        self.redirect(self.page_url() + f"#assignment-{quote(assignment)}")
+
+
+class FeedbackHandler(_CourseHandler):
+    @web.authenticated
+    def get(self, assignment: str, timestamp: str, notebook: str):
+        path = self.course.feedback_file(assignment, timestamp, notebook)
+        if path is None or not path.is_file() or path.is_symlink():
+            raise web.HTTPError(404)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Content-Security-Policy", FEEDBACK_POLICY)
+        self.set_header("Cache-Control", "no-store")
+        self.finish(path.read_bytes())
+
+
+_NOTHING_YET = "<p>No assignment has been released yet.</p>"
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">{reload}
+<title>Your course</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 48rem; margin: 2rem auto; padding: 0 1rem; }}
+section.assignment {{ border: 1px solid #ccc; border-radius: 6px; padding: 0 1rem 1rem; margin-bottom: 1.5rem; }}
+button {{ font-size: 1rem; padding: .3rem 1rem; }}
+table.handins {{ border-collapse: collapse; margin-top: 1rem; width: 100%; }}
+table.handins caption {{ text-align: left; font-weight: bold; padding-bottom: .3rem; }}
+table.handins th, table.handins td {{ text-align: left; padding: .3rem .6rem; border-bottom: 1px solid #ddd; }}
+.waiting {{ color: #8a5a00; }}
+</style></head>
+<body><h1>Your course</h1>
+<p>Fetch an assignment, open its notebook (JupyterLab opens in its own tab), save it there, then
+hand it in here with <b>Submit</b>. Each hand-in's feedback appears below it, newest first.</p>
+{sections}
+</body></html>
+"""

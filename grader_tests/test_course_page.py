@@ -1,0 +1,69 @@
+"""The students' course page on the hub (grader.hub.course_page), without a hub: how it is installed
+and enabled, and how it words times and orders hand-ins. test_hub_course_page.py walks it in a browser."""
+from __future__ import annotations
+
+import ast
+import json
+import time
+
+import pytest
+
+from grader.hub import course_page
+from grader.hub.course_page import awaits_feedback, local_time, needs_fetching, newest_first
+from grader.hub.environment import install_course_page
+from grader.hub.jupyter_config import write_role_configs
+from grader.hub.layout import HubLayout
+
+
+@pytest.fixture
+def zurich_time(monkeypatch):
+    monkeypatch.setenv("TZ", "Europe/Zurich")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_the_page_is_copied_into_the_students_environment_as_a_top_level_module(tmp_path):
+    site = tmp_path / "env" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    install_course_page(tmp_path / "env")
+    assert (site / f"{course_page.MODULE_NAME}.py").read_text() == open(course_page.__file__).read()
+
+
+def test_the_page_imports_nothing_of_the_grader_which_the_students_environment_lacks():
+    tree = ast.parse(open(course_page.__file__).read())
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    assert not [name for name in imported if name.split(".")[0] in ("grader", "solutions")]
+
+
+def test_only_the_students_servers_enable_the_page(tmp_path):
+    layout = HubLayout(root=tmp_path / "hub", cache=tmp_path / "cache")
+    write_role_configs(layout, "course101", tmp_path / "course")
+    switches = {role: json.loads((folder / "jupyter_server_config.d" / "zz-course-hub.json").read_text())
+                ["ServerApp"]["jpserver_extensions"][course_page.MODULE_NAME]
+                for role, folder in (("student", layout.student_config), ("instructor", layout.instructor_config))}
+    assert switches == {"student": True, "instructor": False}
+
+
+def test_a_hand_in_time_is_shown_in_local_time_to_the_second_with_its_zone(zurich_time):
+    assert local_time("2026-12-06 07:12:03.123456 UTC") == "Sun 6 Dec 2026, 08:12:03 CET"
+
+
+def test_hand_ins_are_ordered_newest_first():
+    handins = [{"timestamp": "2026-12-06 07:12:03.1 UTC"}, {"timestamp": "2026-12-06 09:00:00.5 UTC"},
+               {"timestamp": "2026-12-06 08:30:00.0 UTC"}]
+    assert [h["timestamp"][11:16] for h in newest_first(handins)] == ["09:00", "08:30", "07:12"]
+
+
+def test_a_hand_in_awaits_feedback_until_its_feedback_reaches_the_exchange():
+    assert awaits_feedback({"has_exchange_feedback": False, "has_local_feedback": False})
+    assert not awaits_feedback({"has_exchange_feedback": True, "has_local_feedback": False})
+
+
+def test_feedback_is_fetched_when_the_exchange_holds_a_page_the_home_lacks_or_a_newer_one():
+    assert needs_fetching({"has_exchange_feedback": True, "has_local_feedback": False})
+    assert needs_fetching({"has_exchange_feedback": True, "has_local_feedback": True, "feedback_updated": True})
+    assert not needs_fetching({"has_exchange_feedback": True, "has_local_feedback": True, "feedback_updated": False})
+    assert not needs_fetching({"has_exchange_feedback": False, "has_local_feedback": False})
