@@ -56,9 +56,13 @@ class HubUser:
         page.wait_for_load_state("load")
 
     def login(self) -> None:
-        """:meth:`sign_in`, then JupyterLab with a fresh workspace."""
-        page = self.page
+        """:meth:`sign_in`, then :meth:`open_jupyterlab`."""
         self.sign_in()
+        self.open_jupyterlab()
+
+    def open_jupyterlab(self) -> None:
+        """JupyterLab with a fresh workspace, once its menus are there."""
+        page = self.page
         # A fresh workspace: tabs restored from an earlier visit would stand in for new ones.
         page.goto(f"{self.server_url}/lab?reset", wait_until="load")
         # JupyterLab clears the workspace, then reloads itself without the query.

@@ -64,6 +64,7 @@ class CoursePageWalk:
             self.click(locator)
             window.wait_for_url(lambda url: url.endswith(href), timeout=UI_TIMEOUT_MS)
         window.wait_for_load_state("load")
+        window.bring_to_front()  # as the browser shows the tab a link opens
         return window
 
     def lab_user(self) -> HubUser:

@@ -5,12 +5,10 @@ A student who has never logged in (``course_hub.student(2)``) signs in and lands
 without the max subtraction, saves, hands it in, waits on the course page (which updates itself)
 and opens the feedback; then fixes the function in JupyterLab, hands in again and opens the newest
 feedback. Each step's clicks are counted (``CoursePageWalk``); screenshots go to the test artefacts
-(``course-page/``), the first screen and the list of hand-ins also to the docs' pictures when
-``GRADER_DOCS_PICTURES`` is set.
+(``course-page/``).
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import urllib.parse
@@ -24,9 +22,6 @@ from hub_session import ASSIGNMENT
 from hub_student_path import SOFTMAX_MARKER, model_softmax, run_wrong_softmax, softmax_row
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course_hub")]
-
-DOCS_PICTURES_ENV = "GRADER_DOCS_PICTURES"  # a folder: the docs' pictures are copied there
-PICTURES = {"01-first-screen": "student-first-screen.png", "06-feedback-list": "student-feedback-list.png"}
 
 
 @dataclass
@@ -111,15 +106,14 @@ def walk(course_hub, browser, hub_artefacts) -> Walk:
         seen.stamps = [times.nth(i).get_attribute("datetime") for i in range(times.count())]
         seen.not_served = _statuses_of_guessed_feedback_urls(walker, course_hub.layout.home(course_hub.student(0).name))
     except BaseException:
-        user.shot("failed-here")
+        for number, page in enumerate(user.context.pages):
+            page.screenshot(path=str(user.artefacts / f"failed-here-tab{number}.png"))
+        for log in ("hub", "watch"):
+            shutil.copyfile(course_hub.layout.log(log), user.artefacts / f"{log}.log")
         raise
     finally:
         seen.clicks = list(walker.clicks)
         user.close()
-    pictures = os.environ.get(DOCS_PICTURES_ENV)
-    if pictures:
-        for shot, name in PICTURES.items():
-            shutil.copyfile(user.artefacts / f"{shot}.png", Path(pictures) / name)
     return seen
 
 

@@ -12,6 +12,8 @@ Modules, one job each:
 - :mod:`grader.hub.accounts`: the instructor's and the students' Unix accounts and passwords;
 - :mod:`grader.hub.jupyter_config`: the hub's ``jupyterhub_config.py`` and the per-role Jupyter
   config folders (which nbgrader extensions each role sees, the exchange);
+- :mod:`grader.hub.course_page`: the students' course page, a Jupyter server extension copied into
+  their environment (assignments, hand-ins newest first, feedback one click away);
 - :mod:`grader.hub.lifecycle`: bringing the hub up (course, release, processes) and down;
 - :mod:`grader.hub.command`: the ``grader hub`` command line.
 """

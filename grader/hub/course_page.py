@@ -142,7 +142,9 @@ class CoursePageHandler(_CourseHandler):
         waiting = any(awaits_feedback(s) for subs in submitted.values() for s in subs)
         by_name = {a["assignment_id"]: a for a in released}
         sections = "\n".join(self._section(name, by_name.get(name), submitted.get(name, [])) for name in names)
-        reload = f'<meta http-equiv="refresh" content="{RELOAD_SECONDS}">' if waiting else ""
+        # An explicit address: a refresh of an address with a fragment would only scroll.
+        reload = (f'<meta http-equiv="refresh" content="{RELOAD_SECONDS}; url={html.escape(self.page_url())}">'
+                  if waiting else "")
         self.set_header("Cache-Control", "no-store")
         self.finish(_PAGE.format(reload=reload, sections=sections or _NOTHING_YET))
 
@@ -203,7 +205,7 @@ class CourseActionHandler(_CourseHandler):
         if not result.get("success", False):
             self.log.error("course page: %s %s failed: %s", action, assignment, result.get("value"))
             raise web.HTTPError(500, f"{action} of {assignment} failed")
-        self.redirect(self.page_url() + f"#assignment-{quote(assignment)}")
+        self.redirect(self.page_url())
 
 
 class FeedbackHandler(_CourseHandler):
