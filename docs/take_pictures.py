@@ -109,11 +109,15 @@ def loaded_feedback_page(user: HubUser, tries: int = 5) -> None:
 
 
 def student_path(browser, hub_url: str, account, scratch: Path) -> None:
-    """A student fetches 02_softmax, writes a softmax without the max subtraction, validates,
-    hands in and opens the feedback page: one picture per step."""
+    """A student lands on the course page, fetches 02_softmax, writes a softmax without the max
+    subtraction, validates, hands in and opens the feedback page, then sees the hand-in on the
+    course page: one picture per step."""
     user = HubUser(browser, hub_url, account, scratch)
     try:
-        user.login()
+        user.sign_in()
+        user.page.locator(f"#assignment-{ASSIGNMENT} button.fetch").wait_for()
+        save_small(user.shot("first-screen"), "student-first-screen", height=400)
+        user.open_jupyterlab()
         user.open_assignment_list()
         user.page.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT).wait_for()
         save_small(user.shot("assignment-list"), "student-assignment-list", height=400)
@@ -134,6 +138,9 @@ def student_path(browser, hub_url: str, account, scratch: Path) -> None:
         loaded_feedback_page(user)
         settle(user)
         save_small(user.shot("feedback-page"), "student-feedback-page")
+        user.page.goto(f"{user.server_url}/course", wait_until="load")
+        user.page.locator(f"#assignment-{ASSIGNMENT} a.feedback").wait_for()
+        save_small(user.shot("feedback-list"), "student-feedback-list", height=450)
     finally:
         user.close()
 
