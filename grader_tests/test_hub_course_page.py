@@ -122,6 +122,10 @@ def test_a_student_lands_on_the_course_page_listing_the_released_assignment(walk
     assert ASSIGNMENT in walk.first_screen and "Fetch" in walk.first_screen
 
 
+def test_the_course_page_offers_jupyterlab_one_click_away(walk):
+    assert "Open JupyterLab" in walk.first_screen
+
+
 def test_each_step_from_login_to_the_second_feedback_takes_at_most_one_click(walk):
     assert [name for name, _ in walk.clicks] == ["fetch", "open notebook", "open list", "submit", "open feedback",
                                                  "open notebook", "open list", "submit", "open feedback"]

@@ -146,7 +146,9 @@ class CoursePageHandler(_CourseHandler):
         reload = (f'<meta http-equiv="refresh" content="{RELOAD_SECONDS}; url={html.escape(self.page_url())}">'
                   if waiting else "")
         self.set_header("Cache-Control", "no-store")
-        self.finish(_PAGE.format(reload=reload, sections=sections or _NOTHING_YET))
+        lab = html.escape(url_path_join(self.base_url, "lab"))
+        self.finish(_PAGE.format(reload=reload, sections=sections or _NOTHING_YET, lab=lab,
+                                 window=JUPYTERLAB_WINDOW))
 
     def _section(self, name: str, assignment: dict | None, submissions: list[dict]) -> str:
         e = html.escape
@@ -235,7 +237,8 @@ table.handins th, table.handins td {{ text-align: left; padding: .3rem .6rem; bo
 </style></head>
 <body><h1>Your course</h1>
 <p>Fetch an assignment, open its notebook (JupyterLab opens in its own tab), save it there, then
-hand it in here with <b>Submit</b>. Each hand-in's feedback appears below it, newest first.</p>
+hand it in here with <b>Submit</b>. Each hand-in's feedback appears below it, newest first.
+<a class="jupyterlab" target="{window}" href="{lab}">Open JupyterLab</a>.</p>
 {sections}
 </body></html>
 """
