@@ -67,3 +67,48 @@ def test_feedback_is_fetched_when_the_exchange_holds_a_page_the_home_lacks_or_a_
     assert needs_fetching({"has_exchange_feedback": True, "has_local_feedback": True, "feedback_updated": True})
     assert not needs_fetching({"has_exchange_feedback": True, "has_local_feedback": True, "feedback_updated": False})
     assert not needs_fetching({"has_exchange_feedback": False, "has_local_feedback": False})
+
+
+class FakeAssignmentList:
+    """nbgrader's assignment-list manager as the page uses it: one hand-in of 02_softmax."""
+
+    def __init__(self, exchange_has_feedback: bool = True, fetched: bool = True):
+        self.fetched_feedback: list[tuple[str, str]] = []
+        self.notebook = {"notebook_id": "softmax", "has_exchange_feedback": exchange_has_feedback,
+                         "has_local_feedback": fetched, "feedback_updated": False,
+                         "local_feedback_path": "/home/s1/02_softmax/feedback/T1/softmax.html" if fetched else None}
+
+    def list_submitted_assignments(self):
+        submission = {"course_id": "course101", "assignment_id": "02_softmax", "timestamp": "T1",
+                      "has_exchange_feedback": self.notebook["has_exchange_feedback"],
+                      "has_local_feedback": self.notebook["has_local_feedback"], "notebooks": [self.notebook]}
+        return {"success": True, "value": [{"assignment_id": "02_softmax", "submissions": [submission]}]}
+
+    def list_released_assignments(self):
+        return {"success": True, "value": [{"course_id": "course101", "assignment_id": "02_softmax",
+                                            "status": "fetched", "notebooks": []}]}
+
+    def fetch_feedback(self, course_id, assignment_id):
+        self.fetched_feedback.append((course_id, assignment_id))
+        self.notebook.update(has_local_feedback=True, local_feedback_path="/home/s1/02_softmax/feedback/T1/softmax.html")
+
+
+def test_a_feedback_page_is_found_only_for_a_hand_in_and_a_notebook_listed_as_the_students():
+    page = course_page.CoursePage(FakeAssignmentList())
+    assert str(page.feedback_file("02_softmax", "T1", "softmax")) == "/home/s1/02_softmax/feedback/T1/softmax.html"
+    assert page.feedback_file("02_softmax", "T0", "softmax") is None
+    assert page.feedback_file("02_softmax", "T1", "../../s2/02_softmax/feedback/T1/softmax") is None
+    assert page.feedback_file("03_readout", "T1", "softmax") is None
+
+
+def test_showing_the_page_fetches_feedback_the_exchange_holds_under_the_assignments_course():
+    manager = FakeAssignmentList(exchange_has_feedback=True, fetched=False)
+    _released, submitted = course_page.CoursePage(manager).listing()
+    assert manager.fetched_feedback == [("course101", "02_softmax")]
+    assert submitted["02_softmax"][0]["notebooks"][0]["local_feedback_path"]
+
+
+def test_nothing_is_fetched_while_the_exchange_holds_no_feedback():
+    manager = FakeAssignmentList(exchange_has_feedback=False, fetched=False)
+    course_page.CoursePage(manager).listing()
+    assert manager.fetched_feedback == []
