@@ -57,7 +57,7 @@ def cmd_release(args) -> int:
     from grader.release import regenerate_release
 
     course = _course(args)
-    return 0 if regenerate_release(course, args.assignments or list(ASSIGNMENTS), make_console()) else 1
+    return 0 if regenerate_release(course, args.assignments or course.assignments(), make_console()) else 1
 
 
 def _known_assignments(course: Course, assignments: list[str]) -> list[str]:
@@ -320,7 +320,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("release", help="regenerate release/ from source/ with nbgrader generate_assignment")
-    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=f"default: all of {', '.join(ASSIGNMENTS)}")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
+                   help="default: every assignment of the course (its folders source/<id>/)")
     p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.set_defaults(func=cmd_release)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 from rich.console import Console
 
-from grader.course import Course, copy_course, notebook_name
+from grader.course import ASSIGNMENTS, Course, copy_course, notebook_name
 from grader.course_folders import RELEASE, SOURCE
 from grader.grading import nbgrader_apps
 from grader.grading.student_numbers import refresh_numbers_cell
@@ -16,11 +16,12 @@ from grader.language.kernel_messages import write_kernel_translations
 
 
 def generate_release(course: Course, assignment: str) -> Path:
-    """Run ``nbgrader generate_assignment`` in ``course``; the release notebook's path.
+    """Run ``nbgrader generate_assignment`` in ``course``; the (first) release notebook's path.
 
-    RuntimeError with nbgrader's log when generation fails.
+    ValueError naming the course's assignments for an unknown id; RuntimeError with nbgrader's log
+    when generation fails.
     """
-    notebook_name(assignment)  # ValueError for an unknown id
+    course.notebooks(assignment)  # ValueError for an assignment the course does not have
     result = nbgrader_apps.generate_assignment(course, assignment)
     if not result["success"]:
         raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{result.get('log', '')}")
@@ -49,6 +50,8 @@ def regenerate_release(course: Course, assignments: list[str], console: Console)
     if write_kernel_translations():
         console.print("course_numbers/translations.py: copied from the catalogues")
     for assignment in assignments:
+        if assignment not in ASSIGNMENTS:  # a new or an ordinary assignment keeps the cells it was written with
+            continue
         source = course.root / SOURCE / assignment / f"{notebook_name(assignment)}.ipynb"
         if refresh_numbers_cell(source):
             console.print(f"source/{assignment}: the my_numbers cell was regenerated")
@@ -64,8 +67,9 @@ def regenerate_release(course: Course, assignments: list[str], console: Console)
             target = course.root / RELEASE / assignment
             shutil.rmtree(target, ignore_errors=True)
             target.mkdir(parents=True)
-            shutil.copy2(generated, target / generated.name)
-            console.print(f"release/{assignment}/{generated.name} regenerated")
+            for notebook in sorted(generated.parent.glob("*.ipynb")):
+                shutil.copy2(notebook, target / notebook.name)
+                console.print(f"release/{assignment}/{notebook.name} regenerated")
     return ok
 
 

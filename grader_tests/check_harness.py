@@ -53,9 +53,9 @@ def wrong_answer_namespace(check: Check, misconception, student: str | None = No
     those numbers, or its value is the correct one (then it is no mistake for this student).
     """
     if check.kind == "function":
-        return {check.name: misconception.variant}
+        return {check.name: misconception.mistake}
     numbers = numbers_for(student)[check.name]
-    value = misconception.variant(numbers)
+    value = misconception.mistake(numbers)
     if value is None:
         return None
     namespace = {check.name: value, "my_numbers": {check.name: numbers}}

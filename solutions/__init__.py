@@ -2,7 +2,7 @@
 
 Every function and quiz answer of the student API of the four assignments is importable from
 here (``from solutions import softmax, answer_culprit``); each assignment's checks file,
-``source/<id>/checks.py``, lists its student API. The known wrong variants live in
+``source/<id>/checks.py``, lists its student API. The known wrong implementations live in
 ``solutions.misconceptions``; ``python -m solutions.repro`` recomputes the lessons' claims.
 """
 from solutions.attention import (

@@ -1,8 +1,8 @@
-"""Known wrong variants of the student API, for naming a misconception in feedback.
+"""Known wrong implementations of the student API, for naming a misconception in feedback.
 
-Each variant takes the same arguments as the function it imitates, computes what a student who
+Each wrong implementation takes the same arguments as the function it imitates, computes what a student who
 holds the misconception would compute, and never warns (overflow simply yields inf or nan).
-The first docstring line of each variant states the mistake. What feedback says about each one, and
+The first docstring line of each one states the mistake. What feedback says about each one, and
 which check compares against it, is declared in each assignment's checks file (``WRONG_ANSWERS`` of
 ``source/<id>/checks.py``).
 """
@@ -314,6 +314,6 @@ def multi_head_attention_without_output_projection(X, W_q, W_k, W_v, W_o, n_head
     return multi_head_attention(X, W_q, W_k, W_v, np.eye(d_model), n_heads, mask=mask)
 
 
-def describe(variant: Callable) -> str:
-    """The mistake a variant makes: the first line of its docstring."""
-    return (variant.__doc__ or variant.__name__).strip().splitlines()[0]
+def describe(mistake: Callable) -> str:
+    """The mistake a wrong implementation makes: the first line of its docstring."""
+    return (mistake.__doc__ or mistake.__name__).strip().splitlines()[0]

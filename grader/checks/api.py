@@ -3,12 +3,12 @@
 A :class:`Check` is named after the student API item it grades (``softmax``,
 ``answer_culprit``) and declared in the assignment's checks file, ``source/<id>/checks.py``. It
 owns everything the student must not see: how inputs are drawn, the reference, tolerances and
-the known wrong variants. The student's kernel only
+the known wrong implementations. The student's kernel only
 ever receives the inputs (see ``grader.kernel_side``); judging happens here, in the grading process.
 
 Judging escalates like a teacher reading the answer (as PrairieLearn's code feedback does): not defined ->
 raised an error -> wrong type -> wrong shape -> not finite -> inaccurate, and when the student's
-output equals a known wrong variant the misconception is named with the lesson section to reread.
+output equals a known wrong implementation the misconception is named with the lesson section to reread.
 """
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ class Case:
     def call(self, function: Callable) -> Any:
         """Call ``function`` on fresh copies of the inputs (a Generator is rebuilt from its seed).
 
-        Warnings are silenced: a wrong variant overflowing on purpose is not news to the grader.
+        Warnings are silenced: a wrong implementation overflowing on purpose is not news to the grader.
         """
         args = [_fresh(a) for a in self.args]
         kwargs = {k: _fresh(v) for k, v in self.kwargs.items()}
@@ -124,7 +124,7 @@ def _fresh(value):
 class Misconception:
     """A known wrong answer and what to say about it.
 
-    variant: a function with the check's signature that makes the mistake, or, for a value check,
+    mistake: a function with the check's signature that makes the mistake, or, for a value check,
     a function of the item's numbers (the student's ``my_numbers[item]``) returning the wrong value,
     or None where the mistake has no value of its own for those numbers. explanation: one sentence naming the mistake and its consequence.
     lesson: the section to reread, e.g. "L3 §5".
@@ -133,7 +133,7 @@ class Misconception:
     name: str
     explanation: str
     lesson: str
-    variant: Any
+    mistake: Any
 
     def message(self) -> str:
         return f"{self.explanation} (reread {self.lesson})"
@@ -355,7 +355,7 @@ class Check:
                 verdict.problem += f" (reread {self.lesson})"
             return verdict
         for misconception in self.misconceptions:
-            if all(_matches_variant(misconception.variant, case, wire, self, numbers) for case, wire in wrong):
+            if all(_matches_mistake(misconception.mistake, case, wire, self, numbers) for case, wire in wrong):
                 verdict.misconception = misconception
                 return verdict
         if self.lesson and verdict.problem:
@@ -369,12 +369,12 @@ def not_attempted_problem(name: str) -> str:
             "with your code and run the cell.")
 
 
-def _matches_variant(variant, case: Case | None, wire, check: Check, numbers: Mapping | None = None) -> bool:
+def _matches_mistake(mistake, case: Case | None, wire, check: Check, numbers: Mapping | None = None) -> bool:
     try:
         if case is not None:
-            wrong_answer = case.call(variant)
+            wrong_answer = case.call(mistake)
         else:
-            wrong_answer = variant(numbers) if callable(variant) else variant
+            wrong_answer = mistake(numbers) if callable(mistake) else mistake
     except Exception:
         return False
     if wrong_answer is None:

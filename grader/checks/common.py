@@ -15,7 +15,7 @@ The order of ``CHECKS`` is the order of the notebook: it is the assignment's stu
 that needs anything else is a plain :class:`grader.checks.api.Check`.
 
 Cases are drawn by category: a drawer returns the same list of labelled cases for every seed, in
-the same order and with the same weights, and only the values inside a case vary. A wrong variant
+the same order and with the same weights, and only the values inside a case vary. A wrong implementation
 then fails the same categories on every draw, so its partial credit does not depend on the seed.
 Tolerances are the defaults of :class:`grader.checks.api.Check` unless a check says otherwise.
 
@@ -39,7 +39,7 @@ from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Check, Misconc
 #: Edgeworth expansion adds about γ·z²·φ(z)/(6·√n), which at z = 5 and the largest skewness here,
 #: the Wishart part of ``projected_score_variance``, brings the rate to about 1e-5). At z = 6 the
 #: same term keeps it below 1e-7 per case, so that grading the corpus on 200 seeds (a few thousand
-#: statistical cases) almost never rejects a correct answer, while every known wrong variant
+#: statistical cases) almost never rejects a correct answer, while every known wrong implementation
 #: differs from the truth by tens of standard errors and is still caught.
 STANDARD_ERRORS = 6.0
 
@@ -97,7 +97,7 @@ def value_check(name: str, reference, lesson: str, wrong_answers=(), numbers=Non
     """The check of the quiz answer ``name`` (its value is read, not called), graded for the student's numbers.
 
     reference: the item's answer as a function of its numbers (keyword arguments named as in
-    ``my_numbers[name]``); wrong_answers: known :class:`Misconception` s, each variant a function of
+    ``my_numbers[name]``); wrong_answers: known :class:`Misconception` s, each one's mistake a function of
     the item's numbers (a dict) giving the wrong value. numbers: {parameter: (low, high)}, the
     whole-number range of each of the item's numbers, both ends included (an item of the course's
     registry, ``course_numbers.LESSON_NUMBERS``, leaves it None). For a numeric item one more wrong

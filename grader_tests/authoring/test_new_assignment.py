@@ -179,3 +179,10 @@ def test_the_feedback_page_names_the_declared_misconception_and_shows_no_referen
     page = graded.feedback_page("wrong", ASSIGNMENT).read_text(encoding="utf-8")
     assert "square of the sum" in page
     assert "def squares_up_to" not in page and "_square_sum_cases" not in page
+
+
+def test_grader_release_regenerates_a_new_assignments_release_without_its_checks_file(tmp_path):
+    course = create_course(tmp_path / "course")
+    assert main(["new-assignment", ASSIGNMENT, "--course", str(course.root)]) == 0
+    assert main(["release", ASSIGNMENT, "--course", str(course.root)]) == 0
+    assert sorted(p.name for p in (course.root / "release" / ASSIGNMENT).iterdir()) == [f"{NOTEBOOK}.ipynb"]

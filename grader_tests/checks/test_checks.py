@@ -30,7 +30,7 @@ VALUE_CHECKS = [c for c in CHECKS if c.kind == "value"]
 NUMERIC_VALUE_CHECKS = [c for c in VALUE_CHECKS if not isinstance(c.expected_value(), str)]
 ARRAY_VALUE_CHECKS = [c for c in NUMERIC_VALUE_CHECKS if np.ndim(c.expected_value()) >= 1]
 WRONG_ANSWERS = [(all_checks()[name], m) for name, known in KNOWN_WRONG_ANSWERS.items() for m in known]
-WRONG_FUNCTIONS = [m.variant for c, m in WRONG_ANSWERS if c.kind == "function"]
+WRONG_FUNCTIONS = [m.mistake for c, m in WRONG_ANSWERS if c.kind == "function"]
 ASSIGNMENT_OF = {name: assignment for assignment, names in assignment_checks().items() for name in names}
 
 
@@ -85,16 +85,16 @@ def test_each_known_wrong_answer_fails_and_is_named(check, misconception):
     assert judged >= (1 if check.kind == "function" else len(VARIANT_STUDENTS) // 2)
 
 
-@pytest.mark.parametrize("variant", WRONG_FUNCTIONS, ids=lambda v: v.__name__)
-def test_each_wrong_function_takes_the_parameters_of_the_function_it_imitates(variant):
-    name = next(check.name for check, m in WRONG_ANSWERS if m.variant is variant)
+@pytest.mark.parametrize("mistake", WRONG_FUNCTIONS, ids=lambda v: v.__name__)
+def test_each_wrong_function_takes_the_parameters_of_the_function_it_imitates(mistake):
+    name = next(check.name for check, m in WRONG_ANSWERS if m.mistake is mistake)
     imitated = list(inspect.signature(getattr(solutions, name)).parameters)
-    assert list(inspect.signature(variant).parameters) == imitated
+    assert list(inspect.signature(mistake).parameters) == imitated
 
 
-@pytest.mark.parametrize("variant", WRONG_FUNCTIONS, ids=lambda v: v.__name__)
-def test_each_wrong_function_states_its_mistake_in_a_one_line_docstring(variant):
-    assert variant.__doc__ and "\n" not in variant.__doc__.strip()
+@pytest.mark.parametrize("mistake", WRONG_FUNCTIONS, ids=lambda v: v.__name__)
+def test_each_wrong_function_states_its_mistake_in_a_one_line_docstring(mistake):
+    assert mistake.__doc__ and "\n" not in mistake.__doc__.strip()
 
 
 @pytest.mark.parametrize("check", FUNCTION_CHECKS, ids=ids(FUNCTION_CHECKS))

@@ -101,7 +101,7 @@ def _also_another_mistake(check, misconception, namespace: dict) -> bool:
     for other in check.misconceptions:
         if other is misconception:
             continue
-        other_value = other.variant(numbers)
+        other_value = other.mistake(numbers)
         if isinstance(value, str) or isinstance(other_value, str):
             if other_value == value:
                 return True

@@ -1,4 +1,4 @@
-"""Specification of the known wrong variants used to name a student's misconception."""
+"""Specification of the known wrong implementations used to name a student's misconception."""
 import inspect
 import math
 import warnings
@@ -30,9 +30,9 @@ def typical_inputs():
     }
 
 
-# The variants of ``solutions.misconceptions`` that this file specifies (the registry that names them
+# The wrong implementations of ``solutions.misconceptions`` that this file specifies (the registry that names them
 # in feedback, ``grader.checks.misconceptions``, is tested with the checks).
-VARIANTS = {
+WRONG_IMPLEMENTATIONS = {
     "softmax": (wrong.softmax_without_max_subtraction, wrong.softmax_over_first_axis),
     "entropy": (wrong.entropy_in_bits,),
     "scaled_dot_product_attention": (wrong.attention_divided_by_d_k, wrong.attention_unscaled),
@@ -42,7 +42,7 @@ VARIANTS = {
     "relative_weight": (wrong.relative_weight_without_exponent,),
     "dot_variance_theory": (wrong.dot_variance_theory_component_variance_once,),
 }
-ALL_VARIANTS = [variant for variants in VARIANTS.values() for variant in variants]
+ALL_WRONG_IMPLEMENTATIONS = [mistake for listed in WRONG_IMPLEMENTATIONS.values() for mistake in listed]
 
 
 def same_result(a, b):
@@ -53,33 +53,33 @@ def same_result(a, b):
     return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-9, atol=1e-12))
 
 
-@pytest.mark.parametrize("variant", ALL_VARIANTS, ids=lambda v: v.__name__)
-def test_every_variant_differs_from_the_correct_function_on_a_typical_input(variant):
-    args, correct = typical_inputs()[variant.__name__]
+@pytest.mark.parametrize("mistake", ALL_WRONG_IMPLEMENTATIONS, ids=lambda v: v.__name__)
+def test_every_wrong_implementation_differs_from_the_correct_function_on_a_typical_input(mistake):
+    args, correct = typical_inputs()[mistake.__name__]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert not same_result(variant(*args), correct(*args))
+        assert not same_result(mistake(*args), correct(*args))
 
 
-@pytest.mark.parametrize("name", sorted(VARIANTS))
-def test_variants_take_the_same_parameters_as_the_function_they_imitate(name):
+@pytest.mark.parametrize("name", sorted(WRONG_IMPLEMENTATIONS))
+def test_wrong_implementations_take_the_same_parameters_as_the_function_they_imitate(name):
     expected = list(inspect.signature(getattr(solutions, name)).parameters)
-    for variant in VARIANTS[name]:
-        assert list(inspect.signature(variant).parameters) == expected
+    for mistake in WRONG_IMPLEMENTATIONS[name]:
+        assert list(inspect.signature(mistake).parameters) == expected
 
 
-@pytest.mark.parametrize("variant", ALL_VARIANTS, ids=lambda v: v.__name__)
-def test_every_variant_states_its_mistake_in_a_one_line_docstring(variant):
-    assert variant.__doc__ and "\n" not in variant.__doc__.strip()
-    assert wrong.describe(variant) == variant.__doc__.strip()
+@pytest.mark.parametrize("mistake", ALL_WRONG_IMPLEMENTATIONS, ids=lambda v: v.__name__)
+def test_every_wrong_implementation_states_its_mistake_in_a_one_line_docstring(mistake):
+    assert mistake.__doc__ and "\n" not in mistake.__doc__.strip()
+    assert wrong.describe(mistake) == mistake.__doc__.strip()
 
 
-def test_variants_are_listed_under_names_of_the_student_api():
+def test_wrong_implementations_are_listed_under_names_of_the_student_api():
     api = {name for names in assignment_checks().values() for name in names}
-    assert set(VARIANTS) <= api
+    assert set(WRONG_IMPLEMENTATIONS) <= api
 
 
-def test_raw_ratio_variant_gives_point_six_for_the_ab_example():
+def test_raw_ratio_wrong_implementation_gives_point_six_for_the_ab_example():
     assert wrong.relative_weight_without_exponent(1.0, 0.6, 4.0) == pytest.approx(0.6 / 1.0)
 
 
@@ -103,17 +103,17 @@ def loop_weights(Q, K, divisor):
 
 
 @pytest.mark.parametrize(
-    "variant, divisor_of_d_k",
+    "mistake, divisor_of_d_k",
     [(wrong.attention_divided_by_d_k, lambda d_k: d_k), (wrong.attention_unscaled, lambda d_k: 1.0)],
 )
-def test_attention_variants_divide_the_scores_by_their_stated_divisor(variant, divisor_of_d_k):
+def test_attention_wrong_implementations_divide_the_scores_by_their_stated_divisor(mistake, divisor_of_d_k):
     rng = np.random.default_rng(2)
     Q, K, V = rng.normal(size=(3, 9)), rng.normal(size=(4, 9)), rng.normal(size=(4, 2))
-    _, weights = variant(Q, K, V)
+    _, weights = mistake(Q, K, V)
     np.testing.assert_allclose(weights, loop_weights(Q.tolist(), K.tolist(), divisor_of_d_k(9)), rtol=1e-10)
 
 
-def test_multi_head_variant_divides_each_head_by_sqrt_d_model():
+def test_multi_head_wrong_implementation_divides_each_head_by_sqrt_d_model():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(5, 8))
     W_q, W_k, W_v, W_o = (rng.normal(size=(8, 8)) for _ in range(4))
@@ -127,7 +127,7 @@ def test_strict_causal_mask_hides_the_diagonal_too():
     assert wrong.causal_mask_strictly_lower(3).tolist() == [[j < i for j in range(3)] for i in range(3)]
 
 
-def test_sample_variance_variant_divides_by_n_minus_one():
+def test_sample_variance_wrong_implementation_divides_by_n_minus_one():
     values = [1.0, 2.0, 3.0, 4.0]
     mean = sum(values) / 4
     assert wrong.mean_and_variance_sample(values) == pytest.approx((mean, sum((v - mean) ** 2 for v in values) / 3))

@@ -202,7 +202,7 @@ def test_known_mistakes_never_give_the_right_answer_for_any_students_numbers():
             numbers = numbers_for(student)[name]
             right = check.expected_value(numbers)
             for misconception in known:
-                wrong = misconception.variant(numbers)
+                wrong = misconception.mistake(numbers)
                 if isinstance(right, str):
                     assert wrong != right, (name, student, misconception.name)
                 else:

@@ -13,7 +13,7 @@ import solutions
 from grader import kernel_side
 from grader.checks.api import EXACT_ATOL, EXACT_RTOL, INACCURATE, Case, Misconception, compare_answer
 from grader.checks.common import STANDARD_ERRORS, function_check, seed_input, value_check
-from solutions import misconceptions as variant
+from solutions import misconceptions as mistake
 from solutions.quiz import QUIZ_ANSWERS
 
 #: How far (relative) a Monte-Carlo estimate may sit from a misconception's expected value and
@@ -147,44 +147,44 @@ def _judge_mc(case: Case, value) -> tuple[str, str] | None:
 
 # ---- known wrong answers ------------------------------------------------------------------
 
-#: check name -> the misconceptions its feedback can name: a wrong function is a variant from
+#: check name -> the misconceptions its feedback can name: a wrong function is a wrong implementation from
 #: ``solutions.misconceptions`` (same signature); a wrong quiz value is a function of the item's numbers.
 WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
     "coin_dot_products": (
         Misconception("distinct values only", "you listed each distinct value of q·k once, but the coin model has "
                       "2**d equally likely outcomes and middle values occur many times, so mean and variance "
-                      "need every outcome", "L3 §7", variant.coin_distinct_values),
+                      "need every outcome", "L3 §7", mistake.coin_distinct_values),
     ),
     "mean_and_variance": (
         Misconception("sample variance (ddof=1)", "you divided by n - 1 (the sample variance, ddof=1), but the "
                       "values are the whole population, so the variance divides by n (ddof=0)", "L3 §7",
-                      variant.mean_and_variance_sample),
+                      mistake.mean_and_variance_sample),
         Misconception("standard deviation instead of variance", "the second number you returned is the standard "
-                      "deviation (np.std), not the variance", "L3 §7", variant.mean_and_standard_deviation),
+                      "deviation (np.std), not the variance", "L3 §7", mistake.mean_and_standard_deviation),
     ),
     "expansion_counts": (
         Misconception("unordered pairs", "you counted each pair {i, j} once, but (q·k)² holds both "
                       "q_i k_i·q_j k_j and q_j k_j·q_i k_i, so every pair of different indices gives two cross "
-                      "terms", "Blog 方差证明", variant.expansion_counts_unordered_pairs),
+                      "terms", "Blog 方差证明", mistake.expansion_counts_unordered_pairs),
         Misconception("squares counted as cross terms", "you counted every product as a cross term, but the "
                       "squares q_i² k_i² (i = j) are the diagonal terms", "Blog 方差证明",
-                      variant.expansion_counts_all_cross),
+                      mistake.expansion_counts_all_cross),
     ),
     "dot_variance_theory": (
         Misconception("one component variance", "you multiplied d_k by a single component variance, but each "
                       "product q_i k_i involves one component of q and one of k, and both variances matter",
-                      "L3 §7", variant.dot_variance_theory_component_variance_once),
+                      "L3 §7", mistake.dot_variance_theory_component_variance_once),
         Misconception("standard deviation instead of variance", "the number you returned is the standard "
                       "deviation σ of q·k; the function asks for its variance", "L3 §2",
-                      variant.dot_standard_deviation_theory),
+                      mistake.dot_standard_deviation_theory),
     ),
     "dot_variance_mc": (
         Misconception("standard deviation instead of variance", "your estimate is the standard deviation of the "
                       "samples (np.std) rather than their variance (np.var), so it grows like sqrt(d_k) instead "
-                      "of d_k", "L3 §1", variant.dot_variance_mc_reports_std),
+                      "of d_k", "L3 §1", mistake.dot_variance_mc_reports_std),
         Misconception("variance passed as scale", "you passed a variance as the scale of rng.normal, which is a "
                       "standard deviation, so the components have the wrong variance", "L3 §2",
-                      variant.dot_variance_mc_variance_as_scale),
+                      mistake.dot_variance_mc_variance_as_scale),
     ),
     "answer_std_ratio": (
         Misconception("variance ratio", "your number compares the variances of q·k at the two sizes; the question "

@@ -16,7 +16,7 @@ from grader import kernel_side
 from grader.checks.api import INACCURATE, WRONG_TYPE, Case, Misconception, compare_answer, plural
 from grader.checks.common import STANDARD_ERRORS, function_check, seed_input, value_check
 from grader.checks.reference_cache import remembered
-from solutions import misconceptions as variant
+from solutions import misconceptions as mistake
 from solutions.quiz import QUIZ_ANSWERS, quiz_answer
 from solutions.saturation import option_letter
 from solutions.variants import LESSON_NUMBERS
@@ -209,54 +209,54 @@ _ROUNDED = ("you typed the lesson's rounded numbers; the answer is graded to a r
             "own function compute every digit")
 
 
-#: check name -> the misconceptions its feedback can name: a wrong function is a variant from
+#: check name -> the misconceptions its feedback can name: a wrong function is a wrong implementation from
 #: ``solutions.misconceptions`` (same signature); a wrong quiz value is a function of the item's numbers.
 WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
     "softmax": (
         Misconception("no max subtraction", "your weights equal softmax without subtracting the maximum: exp of "
                       "a large logit overflows to inf (and of a very negative one underflows to 0), so the "
-                      "division gives nan", "L3 §3", variant.softmax_without_max_subtraction),
+                      "division gives nan", "L3 §3", mistake.softmax_without_max_subtraction),
         Misconception("wrong axis", "your softmax normalises over the first axis, so in a batch each column "
                       "sums to one instead of each row (each query's weights over its keys)", "L3 §3",
-                      variant.softmax_over_first_axis),
+                      mistake.softmax_over_first_axis),
         Misconception("sums without keepdims", "you divided by sums taken without keepdims=True, so "
                       "broadcasting divides along the wrong axis; it runs only on square input", "L3 §3",
-                      variant.softmax_without_keepdims),
+                      mistake.softmax_without_keepdims),
         Misconception("maximum of the whole array", "you subtracted the maximum of the whole array instead of "
                       "each row's, so a row far below it underflows to 0/0 = nan", "L3 §3",
-                      variant.softmax_global_max),
+                      mistake.softmax_global_max),
     ),
     "entropy": (
         Misconception("entropy in bits", "your entropy is in bits (log base 2); the lesson measures it in nats, "
-                      "with the natural log", "L3 §3", variant.entropy_in_bits),
+                      "with the natural log", "L3 §3", mistake.entropy_in_bits),
         Misconception("0·log 0 not handled", "a zero probability makes p·log p = 0·(-inf) = nan; by convention "
-                      "0·log 0 = 0, so zero entries must contribute nothing", "L3 §3", variant.entropy_nan_at_zero),
+                      "0·log 0 = 0, so zero entries must contribute nothing", "L3 §3", mistake.entropy_nan_at_zero),
         Misconception("missing minus sign", "you returned the sum of p·log p, which is never positive; entropy "
-                      "carries a minus sign", "L3 §3", variant.entropy_without_minus),
+                      "carries a minus sign", "L3 §3", mistake.entropy_without_minus),
     ),
     "saturation_experiment": (
         Misconception("scale ignored", "your scores are never divided by scale, so every run looks like the "
                       "unscaled one; dividing by the scale is what brings the weights back from saturation",
-                      "L3 §5", variant.saturation_unscaled),
+                      "L3 §5", mistake.saturation_unscaled),
         Misconception("gap before scaling", "your gap is measured on the raw scores; the contract asks for the "
                       "top1 - top2 gap after dividing by scale, the gap softmax actually sees", "L3 §4",
-                      variant.saturation_gap_before_scaling),
+                      mistake.saturation_gap_before_scaling),
     ),
     "score_gradient": (
         Misconception("flipped sign", "your gradient has the opposite sign: it is the gradient of +log p, which "
-                      "points uphill in the loss -log p", "L3 §4", variant.score_gradient_flipped_sign),
+                      "points uphill in the loss -log p", "L3 §4", mistake.score_gradient_flipped_sign),
         Misconception("scores instead of probabilities", "you subtracted the one-hot target from the raw scores; "
                       "the gradient uses the probabilities softmax(s)", "L3 §4",
-                      variant.score_gradient_without_softmax),
+                      mistake.score_gradient_without_softmax),
         Misconception("no max subtraction", "your softmax does not subtract the maximum, so large scores overflow "
-                      "and the gradient is nan", "L3 §3", variant.score_gradient_without_max_subtraction),
+                      "and the gradient is nan", "L3 §3", mistake.score_gradient_without_max_subtraction),
     ),
     "unit_variance_scale": (
         Misconception("divide by d_k", "you divide by d_k, which is Var(q·k); the divisor has to match the "
                       "spread σ(q·k), not the variance, or the scores shrink far below unit spread", "L3 §7",
-                      variant.scale_d_k),
+                      mistake.scale_d_k),
         Misconception("multiplier instead of divisor", "you returned the factor to multiply q·k by; the "
-                      "contract asks for the divisor c in q·k / c", "L3 §5", variant.scale_reciprocal),
+                      "contract asks for the divisor c in q·k / c", "L3 §5", mistake.scale_reciprocal),
     ),
     "answer_worked_example": (
         Misconception("rounded lesson values", _ROUNDED, "L3 §3",

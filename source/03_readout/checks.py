@@ -16,7 +16,7 @@ import solutions
 from grader.checks.api import INACCURATE, NOT_FINITE, WRONG_TYPE, Case, Misconception
 from grader.checks.common import STANDARD_ERRORS, function_check, is_real_scalar, seed_input, value_check
 from grader.checks.reference_cache import remembered
-from solutions import misconceptions as variant
+from solutions import misconceptions as mistake
 from solutions.quiz import QUIZ_ANSWERS, quiz_answer
 
 # ---- cases ------------------------------------------------------------------------------------
@@ -300,37 +300,37 @@ def _capacity_cases(rng: np.random.Generator) -> list[Case]:
 
 # ---- known wrong answers ------------------------------------------------------------------
 
-#: check name -> the misconceptions its feedback can name: a wrong function is a variant from
+#: check name -> the misconceptions its feedback can name: a wrong function is a wrong implementation from
 #: ``solutions.misconceptions`` (same signature); a wrong quiz value is a function of the item's numbers.
 WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
     "exp_weights": (
         Misconception("beta left out", "your weights equal exp(s): without the sharpness β the exponentials "
-                      "stretch score differences far less", "AR07/b0", variant.exp_weights_without_beta),
+                      "stretch score differences far less", "AR07/b0", mistake.exp_weights_without_beta),
         Misconception("beta as a temperature", "your weights equal exp(s / β): dividing by β flattens the scores "
                       "where multiplying by the sharpness β should stretch them", "AR07/b0",
-                      variant.exp_weights_beta_as_temperature),
+                      mistake.exp_weights_beta_as_temperature),
     ),
     "relative_weight": (
         Misconception("ratio before exponentiating", "your value is the raw score ratio s_other / s_target: the "
                       "scores were never exponentiated, so the weights keep the flat ratio of the scores",
-                      "AR07/b1", variant.relative_weight_without_exponent),
+                      "AR07/b1", mistake.relative_weight_without_exponent),
         Misconception("ratio inverted", "your value is the target relative to the other entry, the reverse of "
-                      "the weight the function asks for", "AR07/b1", variant.relative_weight_inverted),
+                      "the weight the function asks for", "AR07/b1", mistake.relative_weight_inverted),
         Misconception("beta left out", "your value leaves the sharpness β out, so the exponential does not "
-                      "stretch the score difference", "AR07/b1", variant.relative_weight_without_beta),
+                      "stretch the score difference", "AR07/b1", mistake.relative_weight_without_beta),
     ),
     "normalize_rows": (
         Misconception("columns instead of rows", "your columns have unit length, not your rows: the norm was taken "
-                      "over axis 0 instead of axis 1", "AM13", variant.normalize_columns),
+                      "over axis 0 instead of axis 1", "AM13", mistake.normalize_columns),
         Misconception("divided by the sum", "your rows are divided by the sum of their absolute entries, so their "
-                      "Euclidean length is below one", "AM13", variant.normalize_rows_by_abs_sum),
+                      "Euclidean length is below one", "AM13", mistake.normalize_rows_by_abs_sum),
     ),
     "softmax_readout": (
         Misconception("beta left out", "your read-out leaves the sharpness β out of the scores, so the weights "
-                      "stay nearly uniform over the keys", "AM13", variant.softmax_readout_without_beta),
+                      "stay nearly uniform over the keys", "AM13", mistake.softmax_readout_without_beta),
         Misconception("not normalised", "your weights are exponentials that were never divided by their sum, so "
                       "they do not allocate one unit of weight among the keys", "AR07/b1",
-                      variant.softmax_readout_unnormalised),
+                      mistake.softmax_readout_unnormalised),
     ),
     "answer_ab_exp": (
         Misconception("beta left out", "your values leave the sharpness β out of the exponentials", "AR07/b0",

@@ -13,7 +13,7 @@ import numpy as np
 import solutions
 from grader.checks.api import INACCURATE, Case, Misconception
 from grader.checks.common import STANDARD_ERRORS, function_check, judge_estimate, seed_input, value_check
-from solutions import misconceptions as variant
+from solutions import misconceptions as mistake
 from solutions.quiz import QUIZ_ANSWERS
 
 # ---- cases ------------------------------------------------------------------------------------
@@ -175,37 +175,37 @@ def _variance_cases(rng: np.random.Generator) -> list[Case]:
 
 # ---- known wrong answers ------------------------------------------------------------------
 
-#: check name -> the misconceptions its feedback can name: a wrong function is a variant from
+#: check name -> the misconceptions its feedback can name: a wrong function is a wrong implementation from
 #: ``solutions.misconceptions`` (same signature); a wrong quiz value is a function of the item's numbers.
 WRONG_ANSWERS: dict[str, tuple[Misconception, ...]] = {
     "scaled_dot_product_attention": (
         Misconception("divided by d_k", "your weights come from scores divided by d_k: that shrinks the score "
                       "spread far below 1, so the weights come out too flat", "L3 §5",
-                      variant.attention_divided_by_d_k),
+                      mistake.attention_divided_by_d_k),
         Misconception("no scaling", "your weights come from unscaled scores, whose spread grows with d_k, so the "
-                      "softmax saturates onto one key", "L3 §5", variant.attention_unscaled),
+                      "softmax saturates onto one key", "L3 §5", mistake.attention_unscaled),
         Misconception("fully masked row made uniform", "your fully masked row gets uniform weights: filling "
                       "masked scores with a large negative number lets a row with no allowed key attend to all of "
                       "them, where the contract asks for zero weights and a zero output", "04 Part 1, masks (course extension)",
-                      variant.attention_fully_masked_row_uniform),
+                      mistake.attention_fully_masked_row_uniform),
         Misconception("masked after softmax", "your masked weights were zeroed after softmax without "
                       "renormalising, so each row's allowed weights no longer sum to one", "04 Part 1, masks (course extension)",
-                      variant.attention_masked_after_softmax),
+                      mistake.attention_masked_after_softmax),
     ),
     "causal_mask": (
         Misconception("off by one", "your mask is False on the diagonal: a causal mask lets each position attend "
-                      "to itself as well as to the earlier ones", "04 Part 2 (course extension)", variant.causal_mask_strictly_lower),
+                      "to itself as well as to the earlier ones", "04 Part 2 (course extension)", mistake.causal_mask_strictly_lower),
         Misconception("future instead of past", "your mask is True above the diagonal, letting each position "
-                      "attend to later positions and hiding the earlier ones", "04 Part 2 (course extension)", variant.causal_mask_upper),
+                      "attend to later positions and hiding the earlier ones", "04 Part 2 (course extension)", mistake.causal_mask_upper),
     ),
     "multi_head_attention": (
         Misconception("heads scaled by sqrt(d_model)", "your heads divide their scores by √d_model instead of "
                       "their own √d_head, which shrinks each head's score spread below 1 and flattens its "
-                      "weights", "L3 §5, per head (04 Part 3)", variant.multi_head_attention_scaled_by_d_model),
+                      "weights", "L3 §5, per head (04 Part 3)", mistake.multi_head_attention_scaled_by_d_model),
         Misconception("heads not scaled", "your heads use raw scores, not divided by √d_head, so their softmax "
-                      "saturates as d_head grows", "L3 §5", variant.multi_head_attention_unscaled),
+                      "saturates as d_head grows", "L3 §5", mistake.multi_head_attention_unscaled),
         Misconception("no output projection", "your output is the concatenated heads without the final "
-                      "multiplication by W_o", "04 Part 3 (course extension)", variant.multi_head_attention_without_output_projection),
+                      "multiplication by W_o", "04 Part 3 (course extension)", mistake.multi_head_attention_without_output_projection),
     ),
     "answer_init_std": (
         Misconception("variance instead of standard deviation", "your number is a variance of the weights, "
