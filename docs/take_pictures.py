@@ -2,7 +2,8 @@
 
     make demo                                            # first: the demo's pages in demo-course/
     sudo .venv/bin/python docs/take_pictures.py          # every picture
-    sudo .venv/bin/python docs/take_pictures.py --no-hub # only the demo's pages
+    sudo .venv/bin/python docs/take_pictures.py --no-hub # only the demo's pages (and the Chinese ones)
+    .venv/bin/python docs/take_pictures.py --languages-only  # a Chinese student's feedback page and notebook
 
 The demo's pages (the class report, the page of an ungradable hand-in) are opened from
 ``demo-course/`` in headless Chromium (``grader_tests/browser.py``). The student's path is taken on
@@ -88,6 +89,43 @@ def demo_pictures(browser, demo: Path, scratch: Path) -> None:
                        encoding="utf-8")
     open_page(browser, chinese, scratch / "ungradable-zh.png")
     save_small(scratch / "ungradable-zh.png", "ungradable-page-zh", height=640)
+
+
+def language_pictures(browser, scratch: Path) -> None:
+    """The feedback page of a wrong softmax as a student whose roster language is Chinese reads it,
+    and the top of the notebook as that student fetches it (its prose from the course's catalogue)."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    from grader.demo.corpus import get_submission, hand_in
+    from grader.grading import nbgrader_apps
+    from grader.grading.grade_one import grade_one
+    from grader.language.notebook_catalogue import compile_catalogues
+    from grader.language.student_language import save_student_languages
+    from grader.release import generate_release
+    from grader_tests.checkout import create_course
+    from notebook_language.cells import translate_notebook
+    from notebook_language.fetch import prose_translations
+
+    course = create_course(scratch / "languages")
+    generate_release(course, ASSIGNMENT)
+    save_student_languages(course.state_dir, {"li": "zh"})
+    hand_in(course, "li", get_submission(ASSIGNMENT, "softmax_no_max_subtraction"))
+    if not (grade_one(str(course.root), ASSIGNMENT, "li").graded
+            and nbgrader_apps.generate_feedback(course, ASSIGNMENT, "li")["success"]):
+        raise SystemExit("the Chinese student's hand-in could not be graded")
+    open_page(browser, course.feedback_page("li", ASSIGNMENT), scratch / "feedback-zh.png",
+              viewport={"width": 1440, "height": 900})
+    save_small(scratch / "feedback-zh.png", "student-feedback-page-zh", height=1300)
+    compile_catalogues(REPO, scratch / "locales")
+    chinese = prose_translations(scratch / "locales", "zh")
+    notebook = nbformat.from_dict(translate_notebook(
+        nbformat.read(course.release_notebook(ASSIGNMENT), as_version=4), chinese.gettext))
+    body, _ = HTMLExporter(template_name="lab").from_notebook_node(notebook)
+    (scratch / "notebook-zh.html").write_text(body, encoding="utf-8")
+    open_page(browser, scratch / "notebook-zh.html", scratch / "notebook-zh.png",
+              viewport={"width": 1200, "height": 900})
+    save_small(scratch / "notebook-zh.png", "student-notebook-zh", height=1100)
 
 
 def settle(user: HubUser) -> None:
@@ -176,9 +214,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--demo-course", type=Path, default=REPO / "demo-course",
                         help="the folder `make demo` wrote (default: demo-course/ in the checkout)")
     parser.add_argument("--no-hub", action="store_true", help="only the demo's pages, no course hub")
+    parser.add_argument("--languages-only", action="store_true",
+                        help="only the pages of a student who reads Chinese (no demo folder, no hub)")
     args = parser.parse_args(argv)
     IMAGES.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="doc-pictures-") as scratch, chromium() as browser:
+        language_pictures(browser, Path(scratch))
+        if args.languages_only:
+            return 0
         demo_pictures(browser, args.demo_course.resolve(), Path(scratch))
         if not args.no_hub:
             hub_pictures(browser, Path(scratch))
