@@ -47,7 +47,7 @@ def regenerate_release(course: Course, assignments: list[str], console: Console)
     and the words that cell prints are copied from the catalogues (``grader.language.kernel_messages``).
     """
     ok = True
-    if write_kernel_translations():
+    if write_kernel_translations(course.root):
         console.print("course_numbers/translations.py: copied from the catalogues")
     for assignment in assignments:
         if assignment not in ASSIGNMENTS:  # a new or an ordinary assignment keeps the cells it was written with

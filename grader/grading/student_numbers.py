@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from solutions.variants import ASSIGNMENT_ITEMS
-
 #: grade_id of the locked cell that defines ``my_numbers``, the first code cell of each notebook.
 NUMBERS_CELL = "my_numbers"
 
@@ -37,6 +35,8 @@ my_numbers = _notebook_numbers("{assignment}", _GRADED_STUDENT_ID)"""
 
 def numbers_cell_source(assignment: str) -> str:
     """The source of ``assignment``'s ``my_numbers`` cell (8 lines): an import and the student's numbers."""
+    from solutions.variants import ASSIGNMENT_ITEMS  # the course's reference package, from its folder
+
     return _CELL.format(example=ASSIGNMENT_ITEMS[assignment][0], student_line=STUDENT_LINE, assignment=assignment)
 
 

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import course_numbers
 from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE, translations
 
-#: The copy the kernel reads.
-TRANSLATIONS_FILE = Path(course_numbers.__file__).with_name("translations.py")
+#: The course's package of per-student numbers, and the copy of the translations in it the kernel reads.
+NUMBERS_PACKAGE = "course_numbers"
+TRANSLATIONS_NAME = "translations.py"
+
+
+def translations_file(course_root: Path | str) -> Path:
+    """Where the kernel's copy of the translations lives in the course folder ``course_root``."""
+    return Path(course_root) / NUMBERS_PACKAGE / TRANSLATIONS_NAME
 
 _HEADER = '''"""Translations of ``course_numbers.MESSAGES``: language -> {English message: translation}.
 
@@ -27,6 +32,8 @@ catalogues, not this file.
 def kernel_translations() -> dict[str, dict[str, str]]:
     """language -> {message: its translation} for every message of ``course_numbers.MESSAGES`` a
     catalogue translates (English has none)."""
+    import course_numbers  # the course's package, from its folder
+
     table = {}
     for language in LANGUAGES:
         if language == SOURCE_LANGUAGE:
@@ -58,8 +65,12 @@ def _literal(text: str, indent: int) -> str:
     return "(" + f"\n{' ' * (indent + 1)}".join(repr(part) for part in parts) + ")"
 
 
-def write_kernel_translations(path: Path = TRANSLATIONS_FILE) -> bool:
-    """Write ``translations_source()`` to ``path``; True when its text changed."""
+def write_kernel_translations(course_root: Path | str) -> bool:
+    """Write ``translations_source()`` into the course's ``course_numbers`` package; True when its
+    text changed. A course without that package (an ordinary nbgrader course) has nothing to write."""
+    path = translations_file(course_root)
+    if not path.parent.is_dir():
+        return False
     text = translations_source()
     if path.exists() and path.read_text(encoding="utf-8") == text:
         return False

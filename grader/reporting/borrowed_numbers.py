@@ -18,7 +18,6 @@ from grader.checks import get_check
 from grader.checks.api import compare_answer
 from grader.course import Course
 from grader.state_folders import QUIZ_ANSWERS
-from solutions.variants import LESSON_NUMBERS, numbers_for
 
 #: How the lesson's numbers are named in the section and the CSV.
 LESSONS_NUMBERS = "the lesson's numbers"
@@ -59,6 +58,10 @@ def borrowed_numbers(course: Course, assignment: str, students: list[str]) -> li
     students: the class (everyone who handed in ``assignment``); sorted by student, then item.
     """
     answers = graded_answers(course, assignment)
+    if not answers:  # no quiz item of this assignment was graded (an ordinary nbgrader assignment has none)
+        return []
+    from solutions.variants import numbers_for  # the course's reference package, from its folder
+
     class_numbers = {student: numbers_for(student) for student in students}
     fits: dict[tuple[str, str], list[str]] = {}  # (student, item) -> sources it fits
     for student in sorted(answers):
@@ -67,7 +70,7 @@ def borrowed_numbers(course: Course, assignment: str, students: list[str]) -> li
         for item, entry in sorted(answers[student].items()):
             if not isinstance(entry, dict) or entry.get("passed") or not isinstance(entry.get("answer"), dict):
                 continue
-            sources = _sources_fitting(item, entry["answer"], student, class_numbers)
+            sources = _sources_fitting(course, item, entry["answer"], student, class_numbers)
             if sources:
                 fits[(student, item)] = sources
     counts: dict[tuple[str, str], int] = defaultdict(int)  # (student, lesson or one classmate) -> items
@@ -79,10 +82,13 @@ def borrowed_numbers(course: Course, assignment: str, students: list[str]) -> li
             for (student, item), sources in sorted(fits.items()) for source in sources]
 
 
-def _sources_fitting(item: str, wire: dict, student: str, class_numbers: dict[str, dict]) -> list[str]:
+def _sources_fitting(course: Course, item: str, wire: dict, student: str,
+                     class_numbers: dict[str, dict]) -> list[str]:
     """LESSONS_NUMBERS and/or the classmates (one comma-separated entry) whose numbers give ``wire``."""
+    from solutions.variants import LESSON_NUMBERS
+
     try:
-        check = get_check(item)
+        check = get_check(item, course.root)
     except KeyError:
         return []
     own = class_numbers[student][item]

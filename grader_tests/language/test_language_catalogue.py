@@ -12,9 +12,10 @@ from babel.messages.pofile import read_po
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.grading.preprocessors import feedback_page
 from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE, catalogue_path, translate, translations
-from grader.language.kernel_messages import TRANSLATIONS_FILE, translations_source
+from grader.language.kernel_messages import translations_file, translations_source
 from grader.pages.page_templates import TEMPLATES
 from grader.policy import page_note
+from grader_tests.checkout import REPO_ROOT
 
 TRANSLATED = [language for language in LANGUAGES if language != SOURCE_LANGUAGE]
 _SAID_IN_TEMPLATE = re.compile(r"""say\((['"])(.+?)\1\)""")
@@ -113,7 +114,7 @@ def test_every_message_of_the_numbers_cell_is_translated(language):
 
 def test_the_kernels_copy_of_the_numbers_cells_translations_is_current():
     """``grader release`` rewrites it; a catalogue edited since leaves it stale."""
-    assert TRANSLATIONS_FILE.read_text(encoding="utf-8") == translations_source()
+    assert translations_file(REPO_ROOT).read_text(encoding="utf-8") == translations_source()
 
 
 def test_english_is_the_messages_themselves_with_their_values_filled():

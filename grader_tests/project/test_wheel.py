@@ -16,6 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
+from nbgrader_example_course import ASSIGNMENT as PS1
+from nbgrader_example_course import PS1_SOURCE, cell_scores, hand_in_every_outcome
 
 from grader.course import Course, copy_course
 from grader.demo.corpus import build_notebook, get_submission, write_submission
@@ -155,3 +157,21 @@ def test_no_path_of_the_repository_appears_in_the_run(graded_copy):
     naming = [str(p.relative_to(course.root)) for p in course.root.rglob("*")
               if p.is_file() and str(REPO_ROOT).encode() in p.read_bytes()]
     assert naming == []
+
+
+@pytest.mark.slow
+def test_the_installed_grader_grades_an_ordinary_nbgrader_course_that_has_no_course_packages(venv, tmp_path):
+    course = Course(tmp_path / "course101")
+    shutil.copytree(PS1_SOURCE, course.root / "source" / PS1)
+    shutil.copy2(REPO_ROOT / "nbgrader_config.py", course.root / "nbgrader_config.py")
+    env = clean_environment(venv)
+    run(["nbgrader", "generate_assignment", PS1, "--force"], course.root, env)
+    students = hand_in_every_outcome(course)
+    for command in (["grader", "autograde", PS1, "--workers", "2"], ["grader", "feedback", PS1],
+                    ["grader", "report", PS1]):
+        run(command, course.root, env)
+    automatic = {student: 0.0 for student in students}
+    for (student, _, _), (auto_score, *_) in cell_scores(course).items():
+        automatic[student] += auto_score or 0.0
+    assert automatic["passes_all"] > automatic["wrong_answer"] and automatic["blank"] == 0.0
+    assert all(course.feedback_page(student, PS1).is_file() for student in students)
