@@ -1,10 +1,11 @@
 """The instructor's cells of one notebook, as the gradebook holds them: read once per grading.
 
-Three steps of a grading need them — ``RestoreCellMetadata`` (each cell's trusted nbgrader metadata),
-``PrepareProbes`` (which test cells hold a probe, their points, the ``my_numbers`` cell's source) —
-and the feedback page (the probe cells' instructor source). ``RestoreCellMetadata`` is the first step
-of every grading, so it reads the gradebook afresh and keeps the result; the later steps of the same
-grading take that copy when it is of the same gradebook and notebook, and read again otherwise.
+Two steps of a grading need them, in two of nbgrader's passes — ``RestoreCellMetadata`` (each
+cell's trusted nbgrader metadata, in the sanitizing pass) and ``PrepareProbes`` (which test cells
+hold a probe, their points, the ``my_numbers`` cell's source, in the autograding pass) — and the
+feedback page (the probe cells' instructor source). A pass's ``resources`` do not reach the next
+pass, so each reads the gradebook itself: one query of one notebook's source cells (milliseconds),
+and nothing kept between steps or gradings in the process.
 """
 from __future__ import annotations
 
@@ -24,19 +25,8 @@ class GradebookCell:
     points: float | None
 
 
-_latest: tuple[tuple[str, str, str], dict[str, GradebookCell]] | None = None
-
-
-def notebook_cells(db_url: str, notebook_id: str, assignment_id: str, fresh: bool = True) -> dict[str, GradebookCell]:
-    """grade_id -> cell, for every source cell of the notebook (empty when the gradebook has no such notebook).
-
-    ``fresh=False`` returns the copy the last fresh read of this process kept, if it was of the same
-    gradebook, assignment and notebook.
-    """
-    global _latest
-    key = (db_url, assignment_id, notebook_id)
-    if not fresh and _latest is not None and _latest[0] == key:
-        return _latest[1]
+def notebook_cells(db_url: str, notebook_id: str, assignment_id: str) -> dict[str, GradebookCell]:
+    """grade_id -> cell, for every source cell of the notebook (empty when the gradebook has no such notebook)."""
     with Gradebook(db_url) as gb:
         try:
             notebook = gb.find_notebook(notebook_id, assignment_id)
@@ -49,5 +39,4 @@ def notebook_cells(db_url: str, notebook_id: str, assignment_id: str, fresh: boo
             cells = {cell.name: GradebookCell(cell.name, cell.source or "", bool(cell.locked), cell.name in solutions,
                                               cell.name in tasks, points.get(cell.name))
                      for cell in notebook.source_cells}
-    _latest = (key, cells)
     return cells

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from grader.grading.gradebook_cells import notebook_cells
+from grader.grading.gradebook_cells import GradebookCell, notebook_cells
 from grader.kernel_side import METADATA_KEY  # noqa: F401 (the key of a probe cell's plan, named here too)
 
 PROBE_CALL = re.compile(r"""^\s*probe\(\s*["'](?P<name>\w+)["']\s*\)\s*$""", re.MULTILINE)
@@ -18,12 +18,13 @@ def probe_names(source: str) -> list[str]:
     return [m.group("name") for m in PROBE_CALL.finditer(source)]
 
 
-def probe_cells_from_gradebook(db_url: str, notebook_id: str, assignment_id: str,
-                               fresh: bool = True) -> dict[str, tuple[str, float]]:
-    """grade_id -> (instructor source, points) of every test cell of the notebook holding a probe line.
+def probe_cells_from_gradebook(db_url: str, notebook_id: str, assignment_id: str) -> dict[str, tuple[str, float]]:
+    """grade_id -> (instructor source, points) of every test cell of the notebook holding a probe line."""
+    return probe_cells(notebook_cells(db_url, notebook_id, assignment_id))
 
-    ``fresh=False``: the cells this grading's first step read (``grader.grading.gradebook_cells``).
-    """
-    return {cell.grade_id: (cell.source, cell.points)
-            for cell in notebook_cells(db_url, notebook_id, assignment_id, fresh=fresh).values()
+
+def probe_cells(cells: dict[str, GradebookCell]) -> dict[str, tuple[str, float]]:
+    """grade_id -> (instructor source, points) of the test cells among ``cells`` (a notebook's source
+    cells, ``grader.grading.gradebook_cells``) that hold a probe line."""
+    return {cell.grade_id: (cell.source, cell.points) for cell in cells.values()
             if cell.points is not None and probe_names(cell.source)}

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from grader import kernel_side
 from grader.checks import get_check
-from grader.grading.gradebook_cells import notebook_cells
+from grader.grading.gradebook_cells import GradebookCell, notebook_cells
 from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
-from grader.grading.probe_cells import METADATA_KEY, probe_cells_from_gradebook, probe_names
+from grader.grading.probe_cells import METADATA_KEY, probe_cells, probe_names
 from grader.grading.seeds import course_secret, submission_seed
 from grader.grading.student_numbers import NUMBERS_CELL, with_graded_student
 from grader.grading.submission_fingerprint import (
@@ -62,10 +62,11 @@ class PrepareProbes(CoursePreprocessor):
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
-        trusted = probe_cells_from_gradebook(info["db_url"], info["notebook"], info["assignment"], fresh=False)
+        cells = notebook_cells(info["db_url"], info["notebook"], info["assignment"])  # the instructor's
+        trusted = probe_cells(cells)
         seed = self.seed if self.seed is not None else self.submission_seed(nb, info)
         # The student's numbers come from the id nbgrader recorded, never from the kernel (grader.grading.student_numbers).
-        set_numbers_cell_student(nb, info)
+        set_numbers_cell_student(nb, info, cells)
         for cell in nb.cells:
             # Only the plans written here may be judged: a submitted notebook can carry this key too.
             cell.metadata.pop(METADATA_KEY, None)
@@ -107,13 +108,13 @@ class PrepareProbes(CoursePreprocessor):
         return handin_files_fingerprint(folder, handin_files(folder, coursedir.ignore, instructor_files))
 
 
-def set_numbers_cell_student(nb, info) -> None:
-    """Give the ``my_numbers`` cell the submission's student id, in the instructor's source from the gradebook.
+def set_numbers_cell_student(nb, info, cells: dict[str, GradebookCell]) -> None:
+    """Give the ``my_numbers`` cell the submission's student id, in the instructor's source from the
+    gradebook (``cells``: the notebook's source cells, ``grader.grading.gradebook_cells``).
 
     The sandboxed kernel runs under another account, so without this the student's code would compute
     from someone else's numbers. A notebook without that cell is left as it is.
     """
-    cells = notebook_cells(info["db_url"], info["notebook"], info["assignment"], fresh=False)
     sources = {NUMBERS_CELL: cells[NUMBERS_CELL].source} if NUMBERS_CELL in cells else {}
     for cell in nb.cells:
         if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade_id") == NUMBERS_CELL \

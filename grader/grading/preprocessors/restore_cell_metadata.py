@@ -23,7 +23,7 @@ SCHEMA_VERSION = 3
 def trusted_cell_metadata(db_url: str, notebook_id: str, assignment_id: str) -> dict[str, dict]:
     """grade_id -> the nbgrader metadata the gradebook implies for that cell (read afresh)."""
     trusted = {}
-    for cell in notebook_cells(db_url, notebook_id, assignment_id, fresh=True).values():
+    for cell in notebook_cells(db_url, notebook_id, assignment_id).values():
         meta = {"grade_id": cell.grade_id, "grade": cell.points is not None, "solution": cell.solution,
                 "locked": cell.locked, "schema_version": SCHEMA_VERSION}
         if cell.points is not None:
