@@ -13,12 +13,16 @@ in their home), and only for a hand-in and a notebook nbgrader lists as theirs; 
 the student, so nothing of another account is readable anyway. It is sent with the feedback pages'
 own policy (no script, nothing loaded from the network).
 
-This file is copied into the students' environment as a top-level module (:data:`MODULE_NAME`);
-it imports nothing of ``grader``, which the students' environment does not hold.
+It also makes nbgrader's Validate button use the course's validator (:func:`use_course_validator`).
+
+This file is copied into the students' environment as a top-level module (:data:`MODULE_NAME`),
+with ``grader.validation`` beside it (:data:`VALIDATION_MODULE`); it imports nothing of ``grader``,
+which the students' environment does not hold.
 """
 from __future__ import annotations
 
 import html
+import importlib
 from datetime import timezone
 from pathlib import Path
 from urllib.parse import quote
@@ -29,6 +33,8 @@ from tornado import web
 
 #: The module's name in the students' environment (``jpserver_extensions`` of the students' config).
 MODULE_NAME = "course_hub_page"
+#: ``grader.validation``'s name in the students' environment, beside this module.
+VALIDATION_MODULE = "course_validation"
 #: The page's path under the server's base URL.
 PAGE_PATH = "course"
 #: Seconds between reloads of the page while a hand-in awaits its feedback.
@@ -45,7 +51,25 @@ def _jupyter_server_extension_points():
     return [{"module": MODULE_NAME}]
 
 
+def use_course_validator(module: str = VALIDATION_MODULE) -> bool:
+    """Make nbgrader's Validate (its ``validate_assignment`` server extension, which JupyterLab's
+    Validate button calls) build the course's ``CourseValidator`` (``grader.validation``, copied into
+    the students' environment as ``module``): the real failures first, each test whose answer still
+    raises ``NotImplementedError`` as "not attempted yet" in one line. nbgrader's handler names its
+    ``Validator`` class in its module, so the class is replaced there. False, changing nothing, when
+    nbgrader or the validator module is missing."""
+    try:
+        from nbgrader.server_extensions.validate_assignment import handlers
+        validation = importlib.import_module(module)
+    except ImportError:
+        return False
+    handlers.Validator = validation.CourseValidator
+    return True
+
+
 def _load_jupyter_server_extension(serverapp):
+    if use_course_validator():
+        serverapp.log.info("nbgrader's Validate uses the course's validator (%s)", VALIDATION_MODULE)
     base = serverapp.web_app.settings["base_url"]
     serverapp.web_app.add_handlers(".*$", [
         (url_path_join(base, PAGE_PATH), CoursePageHandler),

@@ -170,12 +170,15 @@ def install_student_packages(env: Path) -> None:
 
 
 def install_course_page(env: Path) -> None:
-    """Copy the students' course page (:mod:`grader.hub.course_page`) into ``env``'s site-packages
-    as its own top-level module, replacing an older copy (on every start, like the packages)."""
+    """Copy the students' course page (:mod:`grader.hub.course_page`) and the validator its Validate
+    uses (:mod:`grader.validation`) into ``env``'s site-packages as top-level modules, replacing older
+    copies (on every start, like the packages)."""
+    from grader import validation
     from grader.hub import course_page
 
     site = next(iter(sorted(env.glob("lib/python3*/site-packages"))))
     shutil.copyfile(course_page.__file__, site / f"{course_page.MODULE_NAME}.py")
+    shutil.copyfile(validation.__file__, site / f"{course_page.VALIDATION_MODULE}.py")
 
 
 def ensure_proxy(layout: HubLayout, say=print) -> Path:

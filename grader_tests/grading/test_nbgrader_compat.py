@@ -39,6 +39,9 @@ GUARDED = {
         "6f4b086fec37b76a", "step_times.TimedAutograde wraps the preprocessors it registers"),
     ("nbgrader.converters.base", "BaseConverter.run_pre_convert_hook"): (
         "787273632eaa9b12", "step_times.TimedAutograde drops the quarantine hook grade_one already ran"),
+    ("nbgrader.server_extensions.validate_assignment.handlers", "ValidateAssignmentHandler.validate_notebook"): (
+        "1e4793629faae778", "course_page.use_course_validator replaces the Validator class it builds, in the "
+                            "students' servers"),
 }
 
 

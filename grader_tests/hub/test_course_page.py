@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import ast
 import json
+import logging
+import shutil
 import time
+from types import SimpleNamespace
 
 import pytest
+from traitlets.config import Config
 
+from grader import validation
 from grader.hub import course_page
 from grader.hub.course_page import awaits_feedback, local_time, needs_fetching, newest_first
 from grader.hub.environment import install_course_page
 from grader.hub.jupyter_config import write_role_configs
 from grader.hub.layout import HubLayout
+from grader_tests.checkout import REPO_ROOT
 
 
 @pytest.fixture
@@ -24,18 +30,48 @@ def zurich_time(monkeypatch):
     time.tzset()
 
 
-def test_the_page_is_copied_into_the_students_environment_as_a_top_level_module(tmp_path):
+def test_the_page_and_its_validator_are_copied_into_the_students_environment_as_top_level_modules(tmp_path):
     site = tmp_path / "env" / "lib" / "python3.11" / "site-packages"
     site.mkdir(parents=True)
     install_course_page(tmp_path / "env")
     assert (site / f"{course_page.MODULE_NAME}.py").read_text() == open(course_page.__file__).read()
+    assert (site / f"{course_page.VALIDATION_MODULE}.py").read_text() == open(validation.__file__).read()
 
 
-def test_the_page_imports_nothing_of_the_grader_which_the_students_environment_lacks():
-    tree = ast.parse(open(course_page.__file__).read())
+@pytest.mark.parametrize("module", [course_page, validation], ids=lambda m: m.__name__)
+def test_what_the_students_environment_gets_imports_nothing_of_the_grader_which_it_lacks(module):
+    tree = ast.parse(open(module.__file__).read())
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
     assert not [name for name in imported if name.split(".")[0] in ("grader", "solutions")]
+
+
+@pytest.fixture
+def nbgraders_validate_handler():
+    """nbgrader's Validate handler module, its validator class put back afterwards."""
+    from nbgrader.server_extensions.validate_assignment import handlers
+
+    original = handlers.Validator
+    yield handlers
+    handlers.Validator = original
+
+
+def test_a_server_without_the_course_validator_keeps_nbgraders(nbgraders_validate_handler):
+    original = nbgraders_validate_handler.Validator
+    assert course_page.use_course_validator("no_such_module") is False
+    assert nbgraders_validate_handler.Validator is original
+
+
+@pytest.mark.slow
+def test_validate_in_jupyterlab_lists_a_fresh_notebooks_tests_as_not_attempted_yet(nbgraders_validate_handler,
+                                                                                    tmp_path):
+    assert course_page.use_course_validator("grader.validation") is True
+    shutil.copy(REPO_ROOT / "release" / "02_softmax" / "softmax.ipynb", tmp_path / "softmax.ipynb")
+    handler = SimpleNamespace(root_dir=str(tmp_path), load_config=Config, log=logging.getLogger("validate"))
+    answer = nbgraders_validate_handler.ValidateAssignmentHandler.validate_notebook(handler, "softmax.ipynb")
+    assert answer["success"], answer
+    assert answer["value"][validation.SUMMARY_KEY]["failed"] == 0
+    assert {entry["raw_error"] for entry in answer["value"]["failed"]} == {validation.NOT_ATTEMPTED}
 
 
 def test_only_the_students_servers_enable_the_page(tmp_path):
