@@ -7,6 +7,8 @@ screenshot after each step goes to the test artefacts (``hub-student/``).
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 import nbformat
@@ -54,6 +56,7 @@ class StudentPath:
     second_feedback: dict = field(default_factory=dict)
     seconds_to_feedback: list[float] = field(default_factory=list)
     unsaved_when_opened: bool | None = None
+    trust_buttons: list[int] = field(default_factory=list)  # "Trust HTML" buttons over each feedback page
     console: list[str] = field(default_factory=list)
 
 
@@ -66,6 +69,7 @@ def _hand_in_and_read_feedback(user: HubUser, path: StudentPath, submissions: in
     user.open_file("softmax.html")
     feedback = read_feedback(user)
     user.shot(f"{step}c-feedback-page")
+    path.trust_buttons.append(user.page.get_by_text(re.compile("Trust HTML")).count())
     # Closed once read, so that the next page read is the one opened next (both are softmax.html).
     user.close_tab()
     return feedback

@@ -34,8 +34,12 @@ HUB_PACKAGES = ("jupyterhub>=5,<7", "jupyterlab>=4,<5", "ipykernel>=6.29",
                 "jupyterhub-ltiauthenticator>=1.6,<2")  # launches from an LMS (grader.hub.lti_login)
 STAMP = ".hub-packages.json"
 #: JupyterLab settings of every server of the hub: no news or update checks (no calls out of the
-#: hub, no pop-up over a student's page).
-LAB_OVERRIDES = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
+#: hub, no pop-up over a student's page); an HTML file (a feedback page opened from the file
+#: browser) shown without the HTML viewer's "Trust HTML" button: the course's pages run no script.
+LAB_OVERRIDES = {
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/htmlviewer-extension:plugin": {"toolbar": [{"name": "trust", "disabled": True}]},
+}
 #: Course packages the students' Jupyter server imports (not the kernel): the translating fetch.
 SERVER_PACKAGES = ("notebook_language",)
 NPM_TIMEOUT = 600

@@ -59,6 +59,10 @@ def test_the_feedback_page_shows_the_lessons_maths_rendered_not_as_source(studen
     assert all(width > 0 and height > 0 for width, height in feedback["maths"])
 
 
+def test_jupyterlab_shows_a_feedback_page_without_offering_to_trust_it(student_path):
+    assert student_path.trust_buttons == [0, 0]
+
+
 def test_the_fixed_softmax_gets_full_marks_in_the_next_feedback(student_path):
     assert softmax_row(student_path.second_feedback)[1] == "4 / 4"
     assert softmax_row(student_path.second_feedback)[2].startswith("✓")
