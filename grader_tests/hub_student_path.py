@@ -8,7 +8,6 @@ screenshot after each step goes to the test artefacts (``hub-student/``).
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 
 import nbformat
