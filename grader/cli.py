@@ -109,7 +109,8 @@ def cmd_feedback(args) -> int:
     course = _course(args)
     result = nbgrader_apps.generate_feedback(course, _known_assignments(course, [args.assignment])[0])
     if not result["success"]:
-        print(result.get("error") or result.get("log"), file=sys.stderr)
+        # nbgrader's log names the notebook and the cause; its error only says "see the log".
+        print(result.get("log") or result.get("error"), file=sys.stderr)
         return 1
     return 0
 

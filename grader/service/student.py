@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import getpass
 import glob
+import grp
 import os
 import pwd
 import shutil
@@ -51,14 +52,24 @@ def temporary_accounts(names: Iterable[str], prefix: str = "") -> Iterator[dict[
             try:
                 pwd.getpwnam(account)
             except KeyError:
+                # A group of that name left behind (by a removed account) becomes the account's group.
+                group = ["--gid", account] if _group_exists(account) else ["--user-group"]
                 subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                                "--user-group", account], check=True, capture_output=True)
+                                *group, account], check=True, capture_output=True)
                 created.append(account)
             accounts[name] = account
         yield accounts
     finally:
         for account in created:
             subprocess.run(["userdel", "--force", account], capture_output=True)
+
+
+def _group_exists(name: str) -> bool:
+    try:
+        grp.getgrnam(name)
+    except KeyError:
+        return False
+    return True
 
 
 class StudentSide:

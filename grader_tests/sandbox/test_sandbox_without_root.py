@@ -20,7 +20,9 @@ from grader.sandbox.limits import STUDENT_PACKAGES, package_dirs
 from grader_tests.ordinary_user import ordinary_user, skip_reason
 from grader_tests.syscall_filter_cells import DIRECT_ATTACKS
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
+# One worker runs the module: its account and environment are made once, by one fixture.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ordinary_user"),
+              pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
 
 # Run as the account: lay out a course in its home, grade the probe notebook, print the reports.
 GRADE_PROBES = r'''

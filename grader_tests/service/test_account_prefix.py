@@ -2,10 +2,14 @@
 gets the same random bytes."""
 from __future__ import annotations
 
+import grp
+import os
 import pwd
+import subprocess
 
 import pytest
 
+from grader.service.student import temporary_accounts
 from grader_tests import account_prefix
 from grader_tests.account_prefix import unused_account_prefix
 
@@ -46,3 +50,15 @@ def test_a_machine_whose_every_prefix_is_taken_is_named_in_the_error(monkeypatch
     _accounts(monkeypatch, [f"{taken}-instructor"])
     with pytest.raises(RuntimeError, match="no unused account prefix h"):
         unused_account_prefix("h")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="makes a Unix account: root only")
+def test_a_group_left_behind_under_an_accounts_name_becomes_the_new_accounts_group():
+    prefix = unused_account_prefix("g")
+    subprocess.run(["groupadd", f"{prefix}left"], check=True, capture_output=True)
+    try:
+        with temporary_accounts(["left"], prefix=prefix) as accounts:
+            account = pwd.getpwnam(accounts["left"])
+            assert account.pw_gid == grp.getgrnam(f"{prefix}left").gr_gid
+    finally:
+        subprocess.run(["groupdel", f"{prefix}left"], capture_output=True)

@@ -303,13 +303,14 @@ def show_graded_numbers(cell, student: str | None, assignment: str | None, langu
     """Make the ``my_numbers`` cell's output the student's numbers as the grading side derives them
     (``solutions.variants``), said in ``language``; other cells, and a page without a student or a
     course assignment, are left as they are."""
+    meta = cell.metadata.get("nbgrader", {})
+    if cell.cell_type != "code" or meta.get("grade_id") != NUMBERS_CELL or not student:
+        return
+    # Only a notebook with a my_numbers cell needs the course's packages (an ordinary course has none).
     from course_numbers import show_numbers
     from solutions.variants import ASSIGNMENT_ITEMS, numbers_for
 
-    meta = cell.metadata.get("nbgrader", {})
-    if cell.cell_type != "code" or meta.get("grade_id") != NUMBERS_CELL:
-        return
-    if not student or assignment not in ASSIGNMENT_ITEMS:
+    if assignment not in ASSIGNMENT_ITEMS:
         return
     text = show_numbers(numbers_for(student, assignment), student, language)
     cell.outputs = [new_output("stream", name="stdout", text=text + "\n")]
