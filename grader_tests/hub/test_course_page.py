@@ -14,7 +14,8 @@ from traitlets.config import Config
 
 from grader import validation
 from grader.hub import course_page
-from grader.hub.course_page import awaits_feedback, local_time, needs_fetching, newest_first
+from grader.hub.course_page import (WORDS, PageLinks, awaits_feedback, failure_html, local_time, needs_fetching,
+                                    newest_first, page_language, render_course_page)
 from grader.hub.environment import install_course_page
 from grader.hub.jupyter_config import write_role_configs
 from grader.hub.layout import HubLayout
@@ -87,6 +88,24 @@ def test_a_hand_in_time_is_shown_in_local_time_to_the_second_with_its_zone(zuric
     assert local_time("2026-12-06 07:12:03.123456 UTC") == "Sun 6 Dec 2026, 08:12:03 CET"
 
 
+def test_a_hand_in_time_is_shown_in_chinese_to_a_chinese_reader(zurich_time):
+    assert local_time("2026-12-06 07:12:03.123456 UTC", "zh") == "2026年12月6日 周日 08:12:03 CET"
+
+
+def test_every_language_of_the_page_says_everything_english_says():
+    assert {language: sorted(words) for language, words in WORDS.items()} == \
+        {language: sorted(WORDS["en"]) for language in WORDS}
+
+
+@pytest.mark.parametrize(("variable", "language"), [("zh", "zh"), ("en", "en"), ("fr", "en"), (None, "en")])
+def test_the_page_speaks_the_language_the_hub_gave_the_student_else_english(monkeypatch, variable, language):
+    if variable is None:
+        monkeypatch.delenv(course_page.LANGUAGE_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(course_page.LANGUAGE_VARIABLE, variable)
+    assert page_language() == language
+
+
 def test_hand_ins_are_ordered_newest_first():
     handins = [{"timestamp": "2026-12-06 07:12:03.1 UTC"}, {"timestamp": "2026-12-06 09:00:00.5 UTC"},
                {"timestamp": "2026-12-06 08:30:00.0 UTC"}]
@@ -148,3 +167,70 @@ def test_nothing_is_fetched_while_the_exchange_holds_no_feedback():
     manager = FakeAssignmentList(exchange_has_feedback=False, fetched=False)
     course_page.CoursePage(manager).listing()
     assert manager.fetched_feedback == []
+
+
+LINKS = PageLinks("/user/s1/", '<input type="hidden" name="_xsrf" value="token">')
+FETCHED = [{"course_id": "course101", "assignment_id": "02_softmax", "status": "fetched",
+            "notebooks": [{"notebook_id": "softmax", "path": "02_softmax/softmax.ipynb"}]}]
+HANDED_IN = {"02_softmax": [{"timestamp": "2026-12-06 07:12:03.1 UTC", "has_exchange_feedback": True,
+                             "notebooks": [{"notebook_id": "softmax", "local_feedback_path": "/f/softmax.html"}]},
+                            {"timestamp": "2026-12-06 07:20:00.0 UTC", "has_exchange_feedback": False,
+                             "has_local_feedback": False, "notebooks": [{"notebook_id": "softmax"}]}]}
+
+
+def page_text(page: str) -> str:
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(page, "html.parser").get_text(" ", strip=True)
+
+
+def test_a_chinese_readers_page_is_in_chinese_with_nbgraders_names_unchanged():
+    page = render_course_page(FETCHED, HANDED_IN, LINKS, "zh")
+    assert '<html lang="zh-Hans">' in page
+    text = page_text(page)
+    for key in ("title", "submit", "handins", "waiting"):
+        assert WORDS["zh"][key] in text
+    assert "softmax：阅读反馈" in text and "softmax.ipynb" in text and "02_softmax" in text
+    assert not [word for word in ("Fetch", "Submit", "hand-ins", "waiting", "feedback", "Your course") if word in text]
+
+
+def test_an_english_readers_page_has_no_chinese():
+    text = page_text(render_course_page(FETCHED, HANDED_IN, LINKS, "en"))
+    assert "Submit" in text and "softmax: read the feedback" in text
+    assert not [ch for ch in text if "\u4e00" <= ch <= "\u9fff"]
+
+
+def test_the_page_carries_the_servers_form_token_in_every_form():
+    page = render_course_page(FETCHED, {}, LINKS, "en")
+    assert page.count("<form ") == page.count('name="_xsrf" value="token"') == 1
+
+
+NBGRADERS_TRACEBACK = """[SubmitApp | ERROR] Inbound directory doesn't exist: /srv/exchange/course101/inbound
+Traceback (most recent call last):
+  File "nbgrader/exchange/default/submit.py", line 80, in init_dest
+    self.fail("Inbound directory doesn't exist")
+nbgrader.exchange.abc.exchange.ExchangeError: Inbound directory doesn't exist: /srv/exchange/course101/inbound
+"""
+
+
+def test_a_failed_submit_says_what_failed_nbgraders_reason_in_one_line_and_what_to_do():
+    text = page_text(failure_html("submit", "02_softmax", NBGRADERS_TRACEBACK, "en"))
+    assert text.startswith("Submit of 02_softmax did not go through: Inbound directory doesn't exist: "
+                           "/srv/exchange/course101/inbound Save your notebook")
+    assert "press Submit again" in text and "Traceback" not in text
+
+
+def test_a_failed_fetch_without_a_reason_says_so_in_the_students_language():
+    text = page_text(failure_html("fetch", "02_softmax", "", "zh"))
+    assert WORDS["zh"]["no_reason"] in text and WORDS["zh"]["fetch"] in text
+
+
+def test_a_very_long_reason_is_cut_short():
+    text = page_text(failure_html("submit", "02_softmax", "x" * 5000, "en"))
+    assert len(text) < course_page.REASON_CHARACTERS + 200
+
+
+def test_the_problem_is_announced_before_the_assignments():
+    page = render_course_page(FETCHED, {}, LINKS, "en", failure_html("submit", "02_softmax", "disk full", "en"))
+    assert page.index('role="alert"') < page.index('id="assignment-02_softmax"')
+    assert "disk full" in page

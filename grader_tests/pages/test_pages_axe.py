@@ -1,12 +1,15 @@
 """Every page kind the course makes for people passes axe-core in a real Chromium with no critical
 and no serious violation: the feedback pages of a graded class, the status pages (ungradable,
-refused, waiting), the class report, its similarity view, and the docs site's student's guide.
+refused, waiting), the class report, its similarity view, the students' course page on the hub (in
+English with a failed Submit's alert, and in Chinese), and the docs site's student's guide.
 
 A failure lists each violation with its rule id and the selectors of the elements
 (``accessibility.described``). The graded class is ``graded_class`` (the demo's simulated class
 handing in 02_softmax, one truncated file among them).
 """
 from __future__ import annotations
+
+import re
 
 import pytest
 from accessibility import axe_installed, axe_violations, blocking, described  # noqa: F401
@@ -15,6 +18,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 from grader.grading.status_page import ungradable_page
+from grader.hub.course_page import PageLinks, failure_html, render_course_page
 from grader.service.pages import status_page_of
 from grader.service.status_messages import HOURLY_LIMIT, OWN_WORK_TODO
 from grader_tests.checkout import REPO_ROOT
@@ -40,6 +44,21 @@ SERVICE_STATUS_PAGES = {
                                               "is empty; resubmit the file saved by Jupyter.", student="ada",
                                               handed_in=HANDED_IN, language="zh", code="notebook-unreadable"),
 }
+# The course page of a student with one hand-in graded and one awaiting its feedback.
+COURSE_PAGE_LISTING = (
+    [{"course_id": "course101", "assignment_id": ASSIGNMENT, "status": "fetched",
+      "notebooks": [{"notebook_id": "softmax", "path": f"{ASSIGNMENT}/softmax.ipynb"}]},
+     {"course_id": "course101", "assignment_id": "03_readout", "status": "released", "notebooks": []}],
+    {ASSIGNMENT: [{"timestamp": "2026-03-01 10:05:00.000000 UTC", "has_exchange_feedback": False,
+                   "has_local_feedback": False, "notebooks": [{"notebook_id": "softmax"}]},
+                  {"timestamp": HANDED_IN, "has_exchange_feedback": True,
+                   "notebooks": [{"notebook_id": "softmax", "local_feedback_path": "/f/softmax.html"}]}]})
+COURSE_PAGES = {
+    "in English, after a failed Submit": ("en", failure_html("submit", ASSIGNMENT, "Disk quota exceeded", "en")),
+    "in Chinese": ("zh", ""),
+}
+# The page reloads itself while a hand-in awaits feedback; opened from a file, that would leave it.
+SELF_RELOAD = re.compile(r'<meta http-equiv="refresh"[^>]*>')
 # The similarity view: the "Possibly written together" section with its first pair's side by side open.
 OPEN_FIRST_PAIR = "document.querySelector('table[data-table=\"similar_pairs\"] a').click()"
 
@@ -69,6 +88,16 @@ def test_the_ungradable_status_page_has_no_serious_violation(browser, axe_instal
 def test_the_services_status_pages_have_no_serious_violation(state, browser, axe_installed, tmp_path):
     page = tmp_path / f"{state}.html"
     page.write_text(SERVICE_STATUS_PAGES[state], encoding="utf-8")
+    assert_no_blocking_violations(axe_violations(browser, page))
+
+
+@pytest.mark.parametrize("kind", sorted(COURSE_PAGES))
+def test_the_students_course_page_has_no_serious_violation(kind, browser, axe_installed, tmp_path):
+    language, problem = COURSE_PAGES[kind]
+    page = tmp_path / "course.html"
+    html = render_course_page(*COURSE_PAGE_LISTING, PageLinks("/user/ada/", '<input type="hidden" name="_xsrf" '
+                                                              'value="token">'), language, problem)
+    page.write_text(SELF_RELOAD.sub("", html), encoding="utf-8")
     assert_no_blocking_violations(axe_violations(browser, page))
 
 
