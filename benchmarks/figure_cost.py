@@ -26,11 +26,10 @@ import time
 
 import nbformat
 
-from grader.course import ASSIGNMENTS
 from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 from grader.sandbox import SandboxedExecute
 from grader.sandbox.kernel_manager import SandboxedKernelManager
-from grader_tests.checkout import REPO_ROOT
+from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT
 
 INLINE = "module://matplotlib_inline.backend_inline"
 BASELINE = "baseline (Agg, no figures)"

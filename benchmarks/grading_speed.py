@@ -43,13 +43,13 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook
 
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.demo.corpus import build_notebook, load_corpus
 from grader.grading import run_record
 from grader.grading.seeds import course_secret
 from grader.grading.step_times import CATEGORIES
 from grader.release import generate_release
-from grader_tests.checkout import create_course
+from grader_tests.checkout import ASSIGNMENTS, create_course
 
 # nbgrader's own kernel start-up: a new interpreter per notebook, jupyter_client's waits around it.
 BASELINE_CONFIG = ("\nc.SandboxedKernelManager.fork_from_zygote = False"

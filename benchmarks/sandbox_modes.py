@@ -42,8 +42,8 @@ def worker(fork: bool, runs: int) -> dict[str, list[float]]:
     from figure_cost import model_notebook
     from traitlets.config import Config
 
-    from grader.course import ASSIGNMENTS
     from grader.sandbox import SandboxedExecute
+    from grader_tests.checkout import ASSIGNMENTS
 
     config = Config({"SandboxedKernelManager": {"fork_from_zygote": fork}})
     workdir = tempfile.mkdtemp(prefix="sandbox-modes-")

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import nbformat
 
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.grading.submission_fingerprint import handin_files, handin_files_fingerprint, notebook_fingerprint
-from grader_tests.checkout import REPO_ROOT
+from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT
 
 
 def text_fingerprint(nb) -> str:

@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 
 from grader.console import make_console
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.course_imports import COURSE_PACKAGE_NAMES, import_from_course
 from grader.root_trust import UntrustedError
 
@@ -145,6 +145,7 @@ def cmd_similarity(args) -> int:
     from grader.similarity.report import print_similar_pairs
 
     course = _course(args)
+    _known_assignments(course, [args.assignment])
     if not course.students(args.assignment):
         raise SystemExit(f"error: no submissions of {args.assignment} in {course.root / 'submitted'}")
     try:
@@ -328,8 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("autograde", help="grade every submission in parallel, skipping unchanged ones")
     p.add_argument("assignments", nargs="+", metavar="ASSIGNMENT",
-                   help=f"{', '.join(ASSIGNMENTS)} or any folder source/<id>/ of the course (an ordinary "
-                        "nbgrader assignment)")
+                   help="any folder source/<id>/ of the course, ordinary nbgrader assignments too")
     p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.add_argument("--workers", type=int, default=None, help="grading processes (default: CPUs)")
     p.add_argument("--force", action="store_true",
@@ -346,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, func, text in (("feedback", cmd_feedback, "generate feedback pages"),):
         p = sub.add_parser(name, help=text)
-        p.add_argument("assignment", help=f"{', '.join(ASSIGNMENTS)} or any folder source/<id>/ of the course")
+        p.add_argument("assignment", help="any folder source/<id>/ of the course")
         p.add_argument("--course", default=".", help="course folder (default: the current folder)")
         p.set_defaults(func=func)
 
@@ -360,7 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("similarity", help="pairs of submissions whose solution cells share unusual code "
                                           "(template, names, comments and literals ignored)")
-    p.add_argument("assignment", choices=list(ASSIGNMENTS))
+    p.add_argument("assignment", help="any folder source/<id>/ of the course")
     p.add_argument("--course", default=".", help="course folder (default: the current folder)")
     p.set_defaults(func=cmd_similarity)
 

@@ -38,15 +38,6 @@ TIMESTAMP_FILE = "timestamp.txt"  # nbgrader's record of when a hand-in was subm
 MAX_TIMESTAMP_CHARS = 100  # a timestamp is one short line; the rest of a longer file is never read
 DB_URL_VARIABLE = DB_URL.name
 
-# assignment id -> notebook name (without .ipynb), in teaching order.
-ASSIGNMENTS: dict[str, str] = {
-    "01_variance": "variance",
-    "02_softmax": "softmax",
-    "03_readout": "readout",
-    "04_attention": "attention",
-}
-
-
 @dataclass(frozen=True)
 class Course:
     """An nbgrader course root."""
@@ -81,24 +72,22 @@ class Course:
         return path
 
     def notebooks(self, assignment: str) -> list[str]:
-        """The notebook names (without .ipynb) of ``assignment``, in name order.
-
-        One of the course's own assignments (``ASSIGNMENTS``) has its one notebook; any other is an
-        ordinary nbgrader assignment: the notebooks in ``source/<assignment>/`` (else in
-        ``release/<assignment>/``). ValueError naming the course's assignments when there are none.
-        """
-        if assignment in ASSIGNMENTS:
-            return [ASSIGNMENTS[assignment]]
+        """The notebook names (without .ipynb) of ``assignment``, in name order: the notebooks in
+        ``source/<assignment>/`` (else in ``release/<assignment>/``). ValueError naming the course's
+        assignments when there are none."""
         for folder in (SOURCE, RELEASE) if _plain_name(assignment) else ():
             names = sorted(p.stem for p in (self.root / folder / assignment).glob("*.ipynb"))
             if names:
                 return names
-        others = self.assignments()
-        raise ValueError(f"unknown assignment {assignment!r}; the course has {', '.join(others)} "
+        raise ValueError(f"unknown assignment {assignment!r}; the course has {', '.join(self.assignments()) or 'none'} "
                          f"(an assignment is a folder source/<id>/ holding its notebooks)")
 
+    def notebook_name(self, assignment: str) -> str:
+        """The name (without .ipynb) of the assignment's notebook, the first of :meth:`notebooks`."""
+        return self.notebooks(assignment)[0]
+
     def has_assignment(self, assignment: str) -> bool:
-        """Whether ``assignment`` is one of the course's own or an ordinary nbgrader assignment of this folder."""
+        """Whether ``assignment`` is a folder of this course's ``source/`` (or ``release/``) holding notebooks."""
         try:
             self.notebooks(assignment)
         except ValueError:
@@ -106,16 +95,16 @@ class Course:
         return True
 
     def assignments(self) -> list[str]:
-        """The course's own assignments in teaching order, then the ordinary ones of ``source/``."""
-        return [*ASSIGNMENTS, *self.ordinary_assignments()]
-
-    def ordinary_assignments(self) -> list[str]:
-        """Ids of the folders in ``source/`` that hold notebooks and are not the course's own assignments."""
-        source = self.root / SOURCE
-        if not source.is_dir():
-            return []
-        return sorted(p.name for p in source.iterdir()
-                      if p.is_dir() and p.name not in ASSIGNMENTS and any(p.glob("*.ipynb")))
+        """The ids of the course's assignments in name order (the course's teaching order when its
+        ids begin with their number, as ``01_variance``): every folder of ``source/``, else of
+        ``release/``, that holds a notebook. Declared once, by the folders."""
+        for folder in (SOURCE, RELEASE):
+            top = self.root / folder
+            found = sorted(p.name for p in top.iterdir() if p.is_dir() and any(p.glob("*.ipynb"))) \
+                if top.is_dir() else []
+            if found:
+                return found
+        return []
 
     def submission_folder(self, student: str, assignment: str) -> Path:
         """The folder nbgrader grades one hand-in from: ``submitted/<student>/<assignment>/``."""
@@ -130,19 +119,18 @@ class Course:
         course (or of ``root``, a staging folder laid out like it)."""
         return (root or self.root) / FEEDBACK / student / assignment
 
-    # The paths of "the" notebook of an assignment: its only one for the course's own assignments,
-    # the first of ``notebooks`` for an ordinary one.
+    # The paths of "the" notebook of an assignment: the first of ``notebooks`` (the only one of most).
     def source_notebook(self, assignment: str) -> Path:
-        return self.root / SOURCE / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
+        return self.root / SOURCE / assignment / f"{self.notebook_name(assignment)}.ipynb"
 
     def release_notebook(self, assignment: str) -> Path:
-        return self.root / RELEASE / assignment / f"{self.notebooks(assignment)[0]}.ipynb"
+        return self.root / RELEASE / assignment / f"{self.notebook_name(assignment)}.ipynb"
 
     def submitted_notebook(self, student: str, assignment: str) -> Path:
-        return self.submission_folder(student, assignment) / f"{self.notebooks(assignment)[0]}.ipynb"
+        return self.submission_folder(student, assignment) / f"{self.notebook_name(assignment)}.ipynb"
 
     def autograded_notebook(self, student: str, assignment: str) -> Path:
-        return self.autograded_folder(student, assignment) / f"{self.notebooks(assignment)[0]}.ipynb"
+        return self.autograded_folder(student, assignment) / f"{self.notebook_name(assignment)}.ipynb"
 
     def feedback_page(self, student: str, assignment: str) -> Path:
         return self.feedback_pages(student, assignment)[0]
@@ -163,13 +151,6 @@ class Course:
 def _plain_name(assignment: str) -> bool:
     """Whether ``assignment`` can name a folder of the course (no separator, not . or ..)."""
     return bool(assignment) and assignment not in (".", "..") and "/" not in assignment and "\\" not in assignment
-
-
-def notebook_name(assignment: str) -> str:
-    """The notebook name of an assignment id; ValueError naming the known ids otherwise."""
-    if assignment not in ASSIGNMENTS:
-        raise ValueError(f"unknown assignment {assignment!r}; the course has {', '.join(ASSIGNMENTS)}")
-    return ASSIGNMENTS[assignment]
 
 
 def copy_course(course: Course, dest: Path, with_release: bool = False, with_packages: bool = False) -> Course:

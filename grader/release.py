@@ -8,10 +8,10 @@ from pathlib import Path
 import nbformat
 from rich.console import Console
 
-from grader.course import ASSIGNMENTS, Course, copy_course, notebook_name
-from grader.course_folders import RELEASE, SOURCE
+from grader.course import Course, copy_course
+from grader.course_folders import RELEASE
 from grader.grading import nbgrader_apps
-from grader.grading.student_numbers import refresh_numbers_cell
+from grader.grading.student_numbers import draws_course_numbers, refresh_numbers_cell
 from grader.language.kernel_messages import write_kernel_translations
 
 
@@ -42,17 +42,18 @@ def regenerate_release(course: Course, assignments: list[str], console: Console)
     """Regenerate ``course``'s ``release/<id>/`` for each assignment from a scratch copy of it.
 
     Generating in a scratch folder keeps the course folder free of a gradebook; only the student
-    notebook is copied back. First each source notebook's ``my_numbers`` cell is refreshed
-    (``grader.grading.student_numbers``), so every release imports the numbers as the course draws them,
+    notebook is copied back. First the ``my_numbers`` cell of each assignment whose numbers the
+    course's ``course_numbers`` draws is refreshed (``grader.grading.student_numbers``), so every
+    release imports the numbers as the course draws them,
     and the words that cell prints are copied from the catalogues (``grader.language.kernel_messages``).
     """
     ok = True
     if write_kernel_translations(course.root):
         console.print("course_numbers/translations.py: copied from the catalogues")
     for assignment in assignments:
-        if assignment not in ASSIGNMENTS:  # a new or an ordinary assignment keeps the cells it was written with
+        if not draws_course_numbers(assignment):  # it keeps the cells it was written with
             continue
-        source = course.root / SOURCE / assignment / f"{notebook_name(assignment)}.ipynb"
+        source = course.source_notebook(assignment)
         if refresh_numbers_cell(source):
             console.print(f"source/{assignment}: the my_numbers cell was regenerated")
     with tempfile.TemporaryDirectory(prefix="release-") as scratch:

@@ -65,11 +65,11 @@ import nbformat
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 
-from grader.course import Course, notebook_name
+from grader.course import Course
 from grader.demo.corpus import write_submission
 from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 from grader.release import generate_release
-from grader_tests.checkout import REPO_ROOT, create_course
+from grader_tests.checkout import REPO_ROOT, create_course, notebook_name
 from grader_tests.processes import children
 
 ATTACKS_DIR = Path(__file__).with_name("attacks")

@@ -17,12 +17,19 @@ from grader.course import Course, copy_course
 REPO_ROOT = Path(__file__).resolve().parent.parent
 #: The repository's course (the repository root is its course folder).
 THE_COURSE = Course(REPO_ROOT)
+#: The course's assignments (its folders source/<id>/, in teaching order) -> each one's notebook name.
+ASSIGNMENTS: dict[str, str] = {assignment: THE_COURSE.notebook_name(assignment) for assignment in THE_COURSE.assignments()}
 #: Realistic hand-ins of every assignment (``grader.demo.corpus`` reads them).
 CORPUS_DIR = REPO_ROOT / "grader_tests" / "corpus"
 #: Hand-ins copied from a classmate's, disguised (``grader.similarity``).
 SIMILARITY_CORPUS_DIR = REPO_ROOT / "grader_tests" / "similarity_corpus"
 #: Where ``grader demo`` works by default (git-ignored).
 DEMO_FOLDER = REPO_ROOT / "demo-course"
+
+
+def notebook_name(assignment: str) -> str:
+    """The name (without .ipynb) of the notebook of the course's ``assignment``."""
+    return THE_COURSE.notebook_name(assignment)
 
 
 def create_course(dest: Path, with_release: bool = False) -> Course:

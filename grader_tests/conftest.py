@@ -16,9 +16,9 @@ from hub_session import course_hub, hub_artefacts  # noqa: E402,F401
 from hub_student_path import student_path  # noqa: E402,F401
 from postgres_fixture import postgres_admin_url  # noqa: E402,F401
 
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.release import generate_release
-from grader_tests.checkout import create_course
+from grader_tests.checkout import ASSIGNMENTS, create_course
 
 # nbgrader runs the `alembic` executable when it creates a gradebook: use the one of this environment.
 os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")

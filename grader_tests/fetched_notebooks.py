@@ -9,7 +9,7 @@ from nbgrader.auth import Authenticator
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config import Config
 
-from grader.course import ASSIGNMENTS
+from grader_tests.checkout import ASSIGNMENTS
 from notebook_language.fetch import TranslatingFetchAssignment
 
 COURSE_ID = "scaled-attention-lab"

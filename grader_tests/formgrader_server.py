@@ -21,7 +21,8 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from grader.course import Course, notebook_name
+from grader.course import Course
+from grader_tests.checkout import notebook_name
 
 START_TIMEOUT = 120  # seconds: a busy machine starts Jupyter slowly
 

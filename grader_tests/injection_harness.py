@@ -36,8 +36,9 @@ from attack_harness import merge_into
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 
-from grader.course import Course, notebook_name
+from grader.course import Course
 from grader.notebook_cells import grade_id, is_solution_cell, model_answers
+from grader_tests.checkout import notebook_name
 
 INJECTIONS_DIR = Path(__file__).with_name("injections")
 ASSIGNMENT = "02_softmax"

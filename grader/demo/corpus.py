@@ -36,7 +36,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.notebook_cells import grade_id, is_solution_cell, model_answers
 
 BASES = ("model", "blank")
@@ -120,7 +120,7 @@ def load_corpus(assignment: str | None = None, corpus: Path | None = None) -> li
         from grader.demo.checkout import checkout
 
         corpus = checkout().CORPUS_DIR
-    assignments = [assignment] if assignment else list(ASSIGNMENTS)
+    assignments = [assignment] if assignment else sorted(p.name for p in Path(corpus).iterdir() if p.is_dir())
     submissions = []
     for name in assignments:
         folder = Path(corpus) / name

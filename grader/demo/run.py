@@ -20,7 +20,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from grader.course import ASSIGNMENTS, copy_course
+from grader.course import copy_course
 from grader.demo.checkout import NotACheckoutError, checkout
 from grader.demo.corpus import write_submission
 from grader.demo.folder import DemoFolderError, prepare_demo_folder, shown_path
@@ -78,7 +78,7 @@ def run_demo(directory: Path | None, workers: int | None, console: Console, clai
     course = copy_course(repository.THE_COURSE, folder)
     console.rule(STEPS[1])
     console.print(Text(f"course folder: {course.root}"), soft_wrap=True)
-    for assignment in ASSIGNMENTS:
+    for assignment in course.assignments():
         generate_release(course, assignment)
         console.print(f"released {assignment}")
 
@@ -91,7 +91,7 @@ def run_demo(directory: Path | None, workers: int | None, console: Console, clai
     console.print(f"{len(handed_in)} submissions from {len({s for s, _, _ in handed_in})} students")
 
     console.rule(STEPS[3])
-    for assignment in ASSIGNMENTS:
+    for assignment in course.assignments():
         started = time.perf_counter()
         with grading_progress(console) as progress:
             advance = assignment_bars(progress, [assignment] * len(course.students(assignment)))
@@ -115,10 +115,10 @@ def run_demo(directory: Path | None, workers: int | None, console: Console, clai
         return 1
 
     console.rule(STEPS[5])
-    for assignment in ASSIGNMENTS:
+    for assignment in course.assignments():
         print_class_report(build_report(course, assignment), console)
         print_similar_pairs(similar_pairs(course, assignment), console)
-    page, table = write_report(course, list(ASSIGNMENTS))
+    page, table = write_report(course, course.assignments())
     console.print(f"\ngrades: {course.root / 'grades.csv'}\nfeedback pages: {course.root / 'feedback'}"
                   f"\nclass report tables: {table}", soft_wrap=True, highlight=False)
     console.print(f"class report (open in a browser): {page}", soft_wrap=True, highlight=False)

@@ -17,21 +17,28 @@ from __future__ import annotations
 import nbformat
 from nbformat import NotebookNode
 
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.demo.checkout import checkout
 from grader.demo.corpus import build_notebook, get_submission, parse_submission
 
-# student -> assignment -> name of the corpus submission they hand in.
-ROSTER: dict[str, dict[str, str]] = {
-    "ada": {a: "model_answer" for a in ASSIGNMENTS},
-    "ben": {a: "loops_float32" for a in ASSIGNMENTS},
+# The corpus submission of a typical mistake each of three students hands in, per assignment of the
+# repository's course (the demo's course): the one place the demo names those assignments.
+MISTAKES: dict[str, dict[str, str]] = {
     "cai": {"01_variance": "sample_variance_ddof1", "02_softmax": "softmax_no_max_subtraction",
             "03_readout": "ratio_before_exponentiating", "04_attention": "causal_mask_off_by_one"},
     "dee": {"01_variance": "variance4_as_4dk", "02_softmax": "entropy_log0_nan",
             "03_readout": "undefined_name", "04_attention": "heads_scaled_by_d_model"},
     "eli": {"01_variance": "partial_coin_model", "02_softmax": "partial_softmax_only",
             "03_readout": "partial_exponentials", "04_attention": "partial_attention_only"},
-    "fay": {a: "blank" for a in ASSIGNMENTS},
+}
+DEMO_ASSIGNMENTS = tuple(MISTAKES["cai"])
+
+# student -> assignment -> name of the corpus submission they hand in.
+ROSTER: dict[str, dict[str, str]] = {
+    "ada": {a: "model_answer" for a in DEMO_ASSIGNMENTS},
+    "ben": {a: "loops_float32" for a in DEMO_ASSIGNMENTS},
+    **MISTAKES,
+    "fay": {a: "blank" for a in DEMO_ASSIGNMENTS},
     "gus": {"01_variance": "truncated_file"},
 }
 

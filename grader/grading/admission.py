@@ -27,7 +27,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.course import ASSIGNMENTS, Course, load_config
+from grader.course import Course, load_config
 from grader.grading.readable_text import readable
 
 EVERY_SCHEDULER = "every scheduler"
@@ -333,6 +333,6 @@ def _other_assignment(course: Course, assignment: str, notebook) -> str | None:
     aside), or None when it holds more of ``assignment``'s cells than of any other's."""
     ids = _grade_ids(notebook)
     shared = {a: len(ids & _released_grade_ids(str(course.release_notebook(a)), course.release_notebook(a).stat().st_mtime))
-              for a in ASSIGNMENTS if course.release_notebook(a).exists()}
+              for a in course.assignments() if course.release_notebook(a).exists()}
     best = max(shared, key=shared.get, default=assignment)
     return best if best != assignment and shared[best] > shared.get(assignment, 0) else None

@@ -13,7 +13,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import GetGrades
 from nbgrader.utils import capture_log, find_all_files
 
-from grader.course import ASSIGNMENTS, Course, load_config
+from grader.course import Course, load_config
 from grader.sandbox.workdir_quota import copy_sparse
 from grader.settings import traits_of
 
@@ -106,7 +106,7 @@ class _WarmGenerateFeedback(PagesOnlyFeedback):
             for step in reading:
                 step.enabled = False
             try:
-                for assignment in ASSIGNMENTS:
+                for assignment in course.assignments():
                     path = course.release_notebook(assignment)
                     if not path.is_file():
                         continue

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from markupsafe import Markup, escape
 
-from grader.course import ASSIGNMENTS, Course, notebook_name
+from grader.course import Course
 from grader.language.catalogue import HTML_LANG, SOURCE_LANGUAGE, translate
 from grader.pages.page_templates import render
 
@@ -51,9 +51,8 @@ def status_page(assignment: str, headline: str, detail: str, todo: str, lead: st
     def say(message: str, **values) -> str:
         return translate(message, language, **values)
 
-    known = assignment in ASSIGNMENTS  # a refused folder may name an assignment the course lacks
     shown = say(headline)
-    title = f"{notebook_name(assignment)}.ipynb ({assignment}): {shown}" if known else f"{assignment}: {shown}"
+    title = f"{assignment}: {shown}"  # a refused folder may name an assignment the course lacks
     handed = None
     if student is not None and handed_in is not None:
         bold = Markup("<b>{}</b>")

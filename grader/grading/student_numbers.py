@@ -33,6 +33,18 @@ from course_numbers import notebook_numbers as _notebook_numbers
 my_numbers = _notebook_numbers("{assignment}", _GRADED_STUDENT_ID)"""
 
 
+def draws_course_numbers(assignment: str) -> bool:
+    """Whether the course's ``course_numbers`` draws ``assignment``'s numbers (its ``ASSIGNMENT_ITEMS``),
+    so its notebook's ``my_numbers`` cell is the one :func:`numbers_cell_source` writes. False for a
+    course without that package (an ordinary nbgrader course) and for an assignment it does not list
+    (a new one declares its numbers as ranges in its checks file and keeps its cell as written)."""
+    try:
+        from solutions.variants import ASSIGNMENT_ITEMS  # the course's reference package, from its folder
+    except ImportError:
+        return False
+    return assignment in ASSIGNMENT_ITEMS
+
+
 def numbers_cell_source(assignment: str) -> str:
     """The source of ``assignment``'s ``my_numbers`` cell (8 lines): an import and the student's numbers."""
     from solutions.variants import ASSIGNMENT_ITEMS  # the course's reference package, from its folder
@@ -57,11 +69,10 @@ def refresh_numbers_cell(notebook_path) -> bool:
     """Rewrite the ``my_numbers`` cell of a source notebook from ``numbers_cell_source``; True if it changed.
 
     ``grader release`` refreshes it before generating, so every release holds the current cell.
-    ValueError when the notebook has no such cell.
+    ValueError when the notebook has no such cell, or its folder is not an assignment whose numbers
+    the course draws (:func:`draws_course_numbers`).
     """
     import nbformat
-
-    from grader.course import notebook_name
 
     path = Path(notebook_path)
     notebook = nbformat.read(path, as_version=4)
@@ -69,7 +80,8 @@ def refresh_numbers_cell(notebook_path) -> bool:
     if len(cells) != 1:
         raise ValueError(f"{path} needs exactly one {NUMBERS_CELL!r} cell, found {len(cells)}")
     assignment = path.parent.name
-    notebook_name(assignment)  # ValueError for a folder that is not an assignment
+    if not draws_course_numbers(assignment):
+        raise ValueError(f"{path}: the course's course_numbers draws no numbers for {assignment!r}")
     source = numbers_cell_source(assignment)
     if cells[0].source == source:
         return False

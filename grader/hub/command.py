@@ -5,9 +5,9 @@ import signal
 import time
 from pathlib import Path
 
-from grader.course import ASSIGNMENTS, Course
-from grader.hub.layout import DEFAULT_CACHE, DEFAULT_ROOT, HubLayout
+from grader.course import Course
 from grader.hub.drafts import DraftError
+from grader.hub.layout import DEFAULT_CACHE, DEFAULT_ROOT, HubLayout
 from grader.hub.lifecycle import HubError, down, release_drafts, up
 
 
@@ -73,8 +73,8 @@ def add_hub_parser(sub) -> None:
             q.add_argument("--prefix", default="sal", help="account names: PREFIX-instructor, PREFIX-s1, ... (default: sal)")
             q.add_argument("--port", type=int, default=8000,
                            help="the hub's port on 127.0.0.1 (default: 8000; 0: any free port)")
-            q.add_argument("--assignments", nargs="*", choices=list(ASSIGNMENTS),
-                           help="assignments to release (default: all)")
+            q.add_argument("--assignments", nargs="*", metavar="ASSIGNMENT",
+                           help="assignments to release (default: every folder source/<id>/ of the course)")
         if name == "release":
-            q.add_argument("assignments", nargs="+", metavar="ASSIGNMENT", choices=list(ASSIGNMENTS),
+            q.add_argument("assignments", nargs="+", metavar="ASSIGNMENT",
                            help="assignments whose draft (~/drafts/ASSIGNMENT/ of the instructor) to release")

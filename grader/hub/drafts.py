@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.course import Course, notebook_name
+from grader.course import Course
 
 #: The largest draft taken, in bytes (a course notebook is well under 1 MB).
 MAX_DRAFT_BYTES = 20 * 1024 * 1024
@@ -36,15 +36,16 @@ def drafts_folder(home: Path) -> Path:
     return Path(home) / "drafts"
 
 
-def draft_notebook(home: Path, assignment: str) -> Path:
-    return drafts_folder(home) / assignment / f"{notebook_name(assignment)}.ipynb"
+def draft_notebook(course: Course, home: Path, assignment: str) -> Path:
+    """The draft in ``home`` of ``course``'s source notebook of ``assignment``."""
+    return drafts_folder(home) / assignment / course.source_notebook(assignment).name
 
 
 def seed_drafts(course: Course, assignments: list[str], home: Path, instructor: str) -> None:
     """Copy each assignment's source notebook into the instructor's drafts, as the instructor's files."""
     entry = pwd.getpwnam(instructor)
     for assignment in assignments:
-        draft = draft_notebook(home, assignment)
+        draft = draft_notebook(course, home, assignment)
         draft.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(course.source_notebook(assignment), draft)
     for parent, folders, files in os.walk(drafts_folder(home)):
@@ -71,7 +72,7 @@ def take_draft(course: Course, assignment: str, home: Path, instructor: str) -> 
     DraftError (the course's source unchanged) when the draft cannot be read by the instructor,
     is larger than ``MAX_DRAFT_BYTES`` or is not a valid notebook.
     """
-    draft = draft_notebook(home, assignment)
+    draft = draft_notebook(course, home, assignment)
     data = read_as(instructor, draft)
     if len(data) > MAX_DRAFT_BYTES:
         raise DraftError(f"the draft {draft} is larger than {MAX_DRAFT_BYTES // (1024 * 1024)} MB; "

@@ -29,14 +29,19 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.course import ASSIGNMENTS, CONFIG_FILE, Course, copy_course
+from grader.course import CONFIG_FILE, Course, copy_course
 from grader.hub import preflight
 from grader.hub.accounts import Accounts, account_uids, create_accounts, remove_accounts
 from grader.hub.course_access import give_course_to_root
 from grader.hub.drafts import seed_drafts, take_draft
 from grader.hub.environment import ensure_environment, ensure_proxy, kernel_metadata
-from grader.hub.jupyter_config import (Ports, hub_config, write_login_module, write_notebook_catalogues,
-                                       write_role_configs)
+from grader.hub.jupyter_config import (
+    Ports,
+    hub_config,
+    write_login_module,
+    write_notebook_catalogues,
+    write_role_configs,
+)
 from grader.hub.layout import HubLayout
 from grader.language.student_language import reading_language
 from grader.settings import DB_URL, EXCHANGE_ROOT
@@ -157,7 +162,8 @@ def up(layout: HubLayout, course: Course, students: int = 3, prefix: str = "sal"
         raise HubError(f"a hub is already recorded in {layout.processes_file}; run `grader hub down --root {layout.root}`")
     if layout.root.exists() and any(layout.root.iterdir()):
         raise HubError(f"{layout.root} is not empty; run `grader hub down --root {layout.root}` or choose another --root")
-    assignments = list(assignments or ASSIGNMENTS)
+    assignments = list(assignments or course.assignments())
+    _refuse_unknown(course, assignments)
     try:
         return _bring_up(layout, course, students, prefix, port, assignments, say)
     except BaseException:
@@ -221,12 +227,22 @@ def release_drafts(layout: HubLayout, assignments: list[str], say=print) -> None
         raise HubError(f"no hub is recorded under {layout.root} ({layout.accounts_file} is missing)")
     instructor = Accounts.load(layout.accounts_file).instructor
     course = Course(layout.course)
+    _refuse_unknown(course, assignments)
     for assignment in assignments:
         say(f"taking {take_draft(course, assignment, Path(instructor.home), instructor.name)}")
     os.environ[DB_URL.name] = layout.gradebook_url
     release_assignments(course, assignments, layout.exchange, kernel_metadata(layout.env / "bin"))
     give_course_to_root(layout.course, layout.gradebook_folder, instructor.name)
     say(f"released {', '.join(assignments)}")
+
+
+def _refuse_unknown(course: Course, assignments: list[str]) -> None:
+    """HubError naming the first of ``assignments`` that is no assignment of ``course``."""
+    for assignment in assignments:
+        try:
+            course.notebooks(assignment)
+        except ValueError as exc:
+            raise HubError(str(exc)) from None
 
 
 def _record(layout: HubLayout, running: RunningHub, ready: bool = False) -> None:

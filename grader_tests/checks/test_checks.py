@@ -20,8 +20,7 @@ import solutions
 from grader.checks import all_checks, assignment_checks
 from grader.checks.api import INACCURATE, NOT_ATTEMPTED, NOT_DEFINED, WRONG_SHAPE, RngSeed
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
-from grader.course import ASSIGNMENTS
-from grader_tests.checkout import REPO_ROOT
+from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT
 
 SEEDS = (0, 1)
 CHECKS = list(all_checks().values())

@@ -30,10 +30,9 @@ from test_corpus_verdicts import (
 )
 
 from grader import kernel_side
-from grader.course import ASSIGNMENTS
 from grader.demo.corpus import build_notebook
 from grader.notebook_cells import checks_of_test_cells, points_of_test_cells
-from grader_tests.checkout import REPO_ROOT
+from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT
 
 pytestmark = pytest.mark.slow
 

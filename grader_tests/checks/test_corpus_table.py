@@ -9,11 +9,10 @@ from corpus_expected import EVERY_OTHER_CELL, FULL_POINTS, UNGRADABLE, expected_
 
 from grader.checks import get_check
 from grader.checks.api import STAGES
-from grader.course import ASSIGNMENTS
 from grader.demo.corpus import build_notebook, load_corpus
 from grader.demo.simulated_class import COPIED, ROSTER, simulated_class
 from grader.notebook_cells import checks_of_test_cells, points_of_test_cells
-from grader_tests.checkout import REPO_ROOT
+from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT
 
 # What the corpus must show, as (check, misconception named in the feedback).
 REQUIRED_MISCONCEPTIONS = {

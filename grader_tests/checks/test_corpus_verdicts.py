@@ -22,11 +22,11 @@ from nbgrader.utils import determine_grade
 
 from grader import kernel_side
 from grader.checks import get_check
-from grader.course import ASSIGNMENTS
 from grader.demo.corpus import build_notebook, load_corpus
 from grader.grading.preprocessors.decide_verdicts import judge_cell, mark_not_attempted, verdict_outputs
 from grader.grading.student_numbers import NUMBERS_CELL, with_graded_student
 from grader.notebook_cells import checks_of_test_cells, grade_id, is_solution_cell, points_of_test_cells
+from grader_tests.checkout import ASSIGNMENTS
 from solutions.variants import numbers_for
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # the notebooks' setup cell imports pyplot

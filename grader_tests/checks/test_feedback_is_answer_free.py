@@ -27,13 +27,12 @@ from test_corpus_verdicts import RUNNABLE, judge_in_process, run_setup_and_solut
 from grader.checks import all_checks
 from grader.checks.api import NOT_ATTEMPTED
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
-from grader.course import ASSIGNMENTS
 from grader.demo.corpus import build_notebook
 from grader.grading.preprocessors.decide_verdicts import verdict_outputs
 from grader.grading.preprocessors.feedback_page import misconception_line
 from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE
 from grader.notebook_cells import checks_of_test_cells
-from grader_tests.checkout import REPO_ROOT
+from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT
 from solutions.variants import numbers_for
 
 SEEDS = (0, 1)

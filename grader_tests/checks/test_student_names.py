@@ -21,10 +21,9 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from grader.course import ASSIGNMENTS
 from grader.demo.corpus import write_submission
 from grader.notebook_cells import grade_id, is_solution_cell, model_answers, points_of_test_cells
-from grader_tests.checkout import REPO_ROOT
+from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT
 
 HIDDEN_TESTS = "### BEGIN HIDDEN TESTS"
 

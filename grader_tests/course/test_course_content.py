@@ -13,8 +13,7 @@ import pytest
 from check_harness import VARIANT_STUDENTS, judge
 
 from grader.checks import get_check
-from grader.course import ASSIGNMENTS
-from grader_tests.checkout import REPO_ROOT
+from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT
 from solutions.variants import numbers_for
 
 GRADING_HEADING = "## How this notebook is graded"

@@ -13,10 +13,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.checks import all_checks, get_check
-from grader.course import ASSIGNMENTS
 from grader.grading.probe_cells import probe_names
 from grader.release import release_differences
-from grader_tests.checkout import REPO_ROOT, THE_COURSE
+from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT, THE_COURSE
 
 # The student API of COURSE_SPEC.md, per assignment: every item is graded by exactly one test cell.
 STUDENT_API = {

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 from nbformat.validator import normalize
 
-from grader.course import ASSIGNMENTS, notebook_name
-from grader_tests.checkout import REPO_ROOT
+from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT, notebook_name
 
 RELEASE = REPO_ROOT / "release"
 

@@ -18,9 +18,8 @@ from check_harness import VARIANT_STUDENTS, judge
 import course_numbers
 from grader.checks import all_checks, get_check
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
-from grader.course import ASSIGNMENTS
 from grader.grading.student_numbers import NUMBERS_CELL, STUDENT_LINE, numbers_cell_source, with_graded_student
-from grader_tests.checkout import REPO_ROOT
+from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT
 from solutions.quiz import QUIZ_ANSWERS, quiz_answer
 from solutions.variants import ASSIGNMENT_ITEMS, CULPRIT_OPTIONS, LESSON_NUMBERS, notebook_student_id, numbers_for
 

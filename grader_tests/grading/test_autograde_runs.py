@@ -13,11 +13,12 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.demo.corpus import write_submission
 from grader.demo.simulated_class import simulated_class
 from grader.grading import run_record
 from grader.scheduling.pool import grade_class
+from grader_tests.checkout import ASSIGNMENTS
 
 pytestmark = pytest.mark.slow
 ASSIGNMENT = "01_variance"

@@ -19,9 +19,9 @@ from test_pipeline_end_to_end import graded_corpus  # noqa: F401 (the shared gra
 from grader import kernel_side
 from grader.checks import get_check
 from grader.checks.api import NO_REPORT, STAGES
-from grader.course import ASSIGNMENTS
 from grader.demo.corpus import get_submission
 from grader.notebook_cells import checks_of_test_cells
+from grader_tests.checkout import ASSIGNMENTS
 from solutions.variants import numbers_for
 
 pytestmark = pytest.mark.slow

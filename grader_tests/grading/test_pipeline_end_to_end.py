@@ -28,12 +28,13 @@ from built_once import built_once
 from corpus_expected import UNGRADABLE, Expected, expected_outcome, load_expected
 from nbgrader.api import Gradebook
 
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.demo.corpus import hand_in, load_corpus
 from grader.grading.ungradable_record import ungradable_reason
 from grader.grading.verdict_records import verdict_records
 from grader.notebook_cells import checks_of_test_cells, points_of_test_cells
 from grader.scheduling.pool import grade_class
+from grader_tests.checkout import ASSIGNMENTS
 
 pytestmark = pytest.mark.slow
 

@@ -18,11 +18,12 @@ from check_harness import judge
 from nbgrader.api import Gradebook
 
 from grader.checks import get_check
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.demo.corpus import Submission, build_notebook
 from grader.grading.grade_one import grade_one
 from grader.grading.preprocessors import prepare_probes
 from grader.grading.seeds import submission_seed
+from grader_tests.checkout import ASSIGNMENTS
 
 ASSIGNMENT = "04_attention"
 STUDENT = "odd_sizes_wrong"

@@ -16,10 +16,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grader.hub import lifecycle
 from grader.hub.accounts import Account, Accounts
 from grader.hub.course_access import give_course_to_root
 from grader.hub.drafts import MAX_DRAFT_BYTES, DraftError, draft_notebook, seed_drafts, take_draft
-from grader.hub import lifecycle
 from grader.hub.environment import kernel_metadata
 from grader.hub.layout import HubLayout
 from grader.hub.lifecycle import lay_out_hub_course, name_instructor_group, release_drafts
@@ -73,7 +73,7 @@ def write_as(account, path: Path, text: str) -> None:
 
 def test_hub_up_gives_the_instructor_a_draft_of_each_source_as_their_own_file(hub, instructor):
     _layout, course, home = hub
-    draft = draft_notebook(home, ASSIGNMENT)
+    draft = draft_notebook(course, home, ASSIGNMENT)
 
     assert draft.read_bytes() == course.source_notebook(ASSIGNMENT).read_bytes()
     assert (draft.stat().st_uid, draft.parent.stat().st_uid) == (instructor.uid, instructor.uid)
@@ -82,7 +82,7 @@ def test_hub_up_gives_the_instructor_a_draft_of_each_source_as_their_own_file(hu
 @pytest.mark.slow
 def test_a_draft_the_instructor_edited_is_released_and_the_course_stays_roots(hub, instructor):
     layout, course, home = hub
-    draft = draft_notebook(home, ASSIGNMENT)
+    draft = draft_notebook(course, home, ASSIGNMENT)
     notebook = json.loads(draft.read_text())
     notebook["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": EDIT, "id": "instructor-edit"})
     write_as(instructor, draft, json.dumps(notebook))
@@ -113,7 +113,7 @@ def test_a_draft_linked_to_a_file_only_root_reads_is_refused_and_the_source_kept
     secret = home.parent / "root-only.ipynb"
     shutil.copyfile(course.source_notebook(ASSIGNMENT), secret)
     secret.chmod(0o600)
-    draft = draft_notebook(home, ASSIGNMENT)
+    draft = draft_notebook(course, home, ASSIGNMENT)
     draft.unlink()
     draft.symlink_to(secret)
     instructor.owns(draft)
@@ -127,7 +127,7 @@ def test_a_draft_linked_to_a_file_only_root_reads_is_refused_and_the_source_kept
 
 def test_a_draft_that_is_not_a_notebook_is_refused_naming_it(hub, instructor):
     _layout, course, home = hub
-    draft = draft_notebook(home, ASSIGNMENT)
+    draft = draft_notebook(course, home, ASSIGNMENT)
     write_as(instructor, draft, "c = get_config()\n")
 
     with pytest.raises(DraftError, match=f"the draft {draft} is not a valid notebook"):
@@ -136,7 +136,7 @@ def test_a_draft_that_is_not_a_notebook_is_refused_naming_it(hub, instructor):
 
 def test_a_draft_larger_than_the_bound_is_refused(hub, instructor):
     _layout, course, home = hub
-    draft = draft_notebook(home, ASSIGNMENT)
+    draft = draft_notebook(course, home, ASSIGNMENT)
     assert instructor.run("truncate", "-s", str(MAX_DRAFT_BYTES + 1), str(draft)).returncode == 0
 
     with pytest.raises(DraftError, match="is larger than 20 MB"):

@@ -11,12 +11,13 @@ import sys
 
 import nbformat
 import pytest
+from fetched_notebooks import fetch, publish
 from nbgrader.api import Gradebook
 
-from fetched_notebooks import fetch, publish
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.demo.corpus import build_notebook, get_submission, write_submission
 from grader.language.notebook_catalogue import compile_catalogues
+from grader_tests.checkout import ASSIGNMENTS
 from notebook_language.cells import is_prose
 
 pytestmark = pytest.mark.slow

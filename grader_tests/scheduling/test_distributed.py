@@ -25,13 +25,14 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.demo.corpus import get_submission, hand_in, write_submission
 from grader.demo.simulated_class import simulated_class
 from grader.grading.ungradable_record import ungradable_code, ungradable_reason
 from grader.scheduling import cluster_security as cs
 from grader.scheduling.dask_cluster import ClusterSetupError, cluster_problems, grade_on_dask, lock_name, worker_view
 from grader.scheduling.pool import grade_class
+from grader_tests.checkout import ASSIGNMENTS
 from grader_tests.dask_workers import pid_of_worker_running
 
 distributed = pytest.importorskip("distributed")

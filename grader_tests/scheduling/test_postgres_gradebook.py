@@ -23,13 +23,13 @@ from corpus_expected import expected_outcome, load_expected
 from nbformat.v4 import new_code_cell, new_notebook
 from nbgrader.api import Gradebook
 
-from grader.course import ASSIGNMENTS, DB_URL_VARIABLE, Course, printable_db_url
+from grader.course import DB_URL_VARIABLE, Course, printable_db_url
 from grader.demo.corpus import get_submission, hand_in
 from grader.demo.simulated_class import ROSTER
 from grader.notebook_cells import points_of_test_cells
 from grader.release import generate_release
 from grader.sandbox.execute import gradebook_files
-from grader_tests.checkout import create_course
+from grader_tests.checkout import ASSIGNMENTS, create_course
 
 CLASS = ("ada", "cai", "eli", "fay")  # model answer, a misconception, half-done, blank
 ASSIGNMENT = "02_softmax"

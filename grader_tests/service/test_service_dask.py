@@ -11,18 +11,17 @@ import signal
 import threading
 import time
 
+import postgres_server
 import pytest
-
 from nbgrader.api import Gradebook
 
-from grader.course import DB_URL_VARIABLE, notebook_name
+from grader.course import DB_URL_VARIABLE
 from grader.release import generate_release
 from grader.service.journal import RELEASED, Journal
 from grader.service.watch import GradingLoop, serve
+from grader_tests.checkout import notebook_name
 from grader_tests.dask_workers import pid_of_worker_running
 from grader_tests.service_setup import accounts_skip_reason, temporary_service_course
-
-import postgres_server
 
 distributed = pytest.importorskip("distributed")
 

@@ -33,7 +33,7 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.utils import notebook_hash
 
-from grader.course import Course, notebook_name
+from grader.course import Course
 from grader.demo.corpus import Submission, build_notebook, get_submission
 from grader.grading.attempt_credit import AttemptCredit
 from grader.grading.ungradable_record import ungradable_reason
@@ -41,6 +41,7 @@ from grader.service.exchange import CourseExchange
 from grader.service.inbound import nbgrader_timestamp
 from grader.service.journal import GRADED, HELD, RELEASED, Journal
 from grader.service.privacy import exchange_problems, fix
+from grader_tests.checkout import notebook_name
 from grader_tests.service_setup import temporary_service_course
 from grader_tests.student_accounts import create_students, remove_students, root_skip_reason
 from solutions.quiz import quiz_answer

@@ -13,11 +13,11 @@ import time
 
 import pytest
 
-from grader.course import ASSIGNMENTS, Course
+from grader.course import Course
 from grader.sandbox import layers
 from grader.service.grading import warm_up
 from grader.service.watch import GradingLoop
-from grader_tests.checkout import create_course
+from grader_tests.checkout import ASSIGNMENTS, create_course
 from grader_tests.processes import zygote_children
 
 MISSING_LAYERS = layers.detect_layers().missing

@@ -8,11 +8,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from grader.demo.corpus import build_notebook, get_submission, parse_submission, write_submission
-from grader_tests.checkout import SIMILARITY_CORPUS_DIR
-from grader_tests.checkout import create_course
 from grader.grading.ungradable_record import reason_path
 from grader.reporting import write_report
 from grader.similarity import similar_pairs
+from grader_tests.checkout import SIMILARITY_CORPUS_DIR, create_course
 
 ASSIGNMENT = "02_softmax"
 
@@ -101,8 +100,8 @@ def test_the_report_page_and_its_csv_carry_the_pair(course):
 
 
 def test_the_demo_class_shows_its_planted_pair_and_no_other(tmp_path):
-    from grader.course import ASSIGNMENTS
     from grader.demo.simulated_class import WRITTEN_TOGETHER, simulated_class
+    from grader_tests.checkout import ASSIGNMENTS
 
     course = create_course(tmp_path / "demo", with_release=True)
     for student, assignment, notebook in simulated_class(course):
