@@ -73,19 +73,18 @@ def start_server(tmp_path: Path, language: str) -> SimpleNamespace:
 
 
 @pytest.fixture
-def english_server(tmp_path):
-    server = start_server(tmp_path, "en")
-    yield server
-    server.process.terminate()
-    server.process.wait(timeout=30)
+def server_in(tmp_path):
+    """Start the server for a student of the given language (once per test); stopped afterwards."""
+    started = []
 
+    def start(language: str) -> SimpleNamespace:
+        started.append(start_server(tmp_path, language))
+        return started[-1]
 
-@pytest.fixture
-def chinese_server(tmp_path):
-    server = start_server(tmp_path, "zh")
-    yield server
-    server.process.terminate()
-    server.process.wait(timeout=30)
+    yield start
+    for server in started:
+        server.process.terminate()
+        server.process.wait(timeout=30)
 
 
 def open_page(server) -> tuple[requests.Session, requests.Response]:
@@ -103,19 +102,21 @@ def press(session: requests.Session, server, page: requests.Response, button: st
     return session.post(server.url + form["action"], data=fields, timeout=120)
 
 
-def test_fetch_on_the_course_page_shows_the_notebook_and_submit(english_server):
-    session, page = open_page(english_server)
-    fetched = press(session, english_server, page, "fetch")
+def test_fetch_on_the_course_page_shows_the_notebook_and_submit(server_in):
+    server = server_in("en")
+    session, page = open_page(server)
+    fetched = press(session, server, page, "fetch")
     assert fetched.status_code == 200, fetched.text[-2000:]
     soup = BeautifulSoup(fetched.text, "html.parser")
     assert soup.select_one(f"#assignment-{ASSIGNMENT} a.notebook").get_text() == "demo.ipynb"
     assert soup.select_one(f"#assignment-{ASSIGNMENT} button.submit") is not None
 
 
-def test_a_submit_the_exchange_cannot_take_shows_the_page_with_what_failed_and_what_to_do(english_server):
-    session, page = open_page(english_server)
-    page = press(session, english_server, page, "fetch")
-    answer = press(session, english_server, page, "submit")
+def test_a_submit_the_exchange_cannot_take_shows_the_page_with_what_failed_and_what_to_do(server_in):
+    server = server_in("en")
+    session, page = open_page(server)
+    page = press(session, server, page, "fetch")
+    answer = press(session, server, page, "submit")
     soup = BeautifulSoup(answer.text, "html.parser")
     alert = soup.select_one('[role="alert"]')
     assert answer.status_code == 500
@@ -126,8 +127,8 @@ def test_a_submit_the_exchange_cannot_take_shows_the_page_with_what_failed_and_w
     assert soup.select_one(f"#assignment-{ASSIGNMENT} button.submit") is not None  # the page, to try again
 
 
-def test_a_chinese_reader_lands_on_the_page_in_chinese(chinese_server):
-    _session, page = open_page(chinese_server)
+def test_a_chinese_reader_lands_on_the_page_in_chinese(server_in):
+    _session, page = open_page(server_in("zh"))
     soup = BeautifulSoup(page.text, "html.parser")
     assert soup.html["lang"] == "zh-Hans"
     assert soup.select_one(f"#assignment-{ASSIGNMENT} button.fetch").get_text() == WORDS["zh"]["fetch"]

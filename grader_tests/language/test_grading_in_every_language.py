@@ -1,9 +1,12 @@
 """The same code earns the same scores whatever language its notebook was fetched in: the class's
 02_softmax submissions, built once into the notebook an English reader fetches and once into the one
 a Chinese reader fetches (nbgrader's exchange, the course's translating fetch), are graded by
-``grader autograde`` in two copies of the course with one fixed seed for hidden inputs."""
+``grader autograde`` in two copies of the course with one fixed seed for hidden inputs. The Chinese
+readers (so recorded, as ``grader roster`` records them) then read their feedback pages, made by
+``grader feedback``, in Chinese: the wrong softmax's diagnosis names its lesson section."""
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import subprocess
@@ -14,9 +17,12 @@ import pytest
 from fetched_notebooks import fetch, publish
 from nbgrader.api import Gradebook
 
+from grader.checks.misconceptions import wrong_answers
 from grader.course import Course
 from grader.demo.corpus import build_notebook, get_submission, write_submission
+from grader.language.catalogue import translate
 from grader.language.notebook_catalogue import compile_catalogues
+from grader.language.student_language import save_student_languages
 from grader_tests.checkout import ASSIGNMENTS
 from notebook_language.cells import is_prose
 
@@ -47,10 +53,14 @@ def _course_in(language: str, template: Course, tmp_path) -> Course:
     return course
 
 
-def _autograde(course: Course) -> None:
-    result = subprocess.run([sys.executable, "-m", "grader.cli", "autograde", ASSIGNMENT, "--course",
-                             str(course.root), "--workers", "2"], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+def _grader(*arguments: str) -> None:
+    result = subprocess.run([sys.executable, "-m", "grader.cli", *arguments], capture_output=True, text=True,
+                            timeout=RUN_TIMEOUT)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def _autograde(course: Course) -> None:
+    _grader("autograde", ASSIGNMENT, "--course", str(course.root), "--workers", "2")
 
 
 def _scores(course: Course) -> dict[str, dict[str, float | None]]:
@@ -66,6 +76,8 @@ def graded(released_course_template, tmp_path_factory):
     courses = {language: _course_in(language, released_course_template, tmp_path) for language in ("en", "zh")}
     for course in courses.values():
         _autograde(course)
+    save_student_languages(courses["zh"].state_dir, {student: "zh" for student in HANDED_IN})
+    _grader("feedback", ASSIGNMENT, "--course", str(courses["zh"].root))
     return courses
 
 
@@ -91,3 +103,19 @@ def test_the_english_readers_graded_notebook_keeps_the_released_english_prose(gr
     graded_notebook = _graded_notebook(course, "eli")
     released = nbformat.read(course.release_notebook(ASSIGNMENT), as_version=4)
     assert [c.source for c in graded_notebook.cells if is_prose(c)] == [c.source for c in released.cells if is_prose(c)]
+
+
+def test_a_chinese_reader_who_fetched_in_chinese_reads_the_diagnosis_in_chinese_naming_the_lesson(graded):
+    overflow = next(m for m in wrong_answers("softmax") if m.name == "no max subtraction")
+    page = graded["zh"].feedback_page("cai", ASSIGNMENT).read_text(encoding="utf-8")
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert '<html lang="zh-Hans"' in page
+    assert f"{translate(overflow.name, 'zh')}：{translate(overflow.explanation, 'zh')}" in text
+    assert overflow.lesson in text and overflow.explanation not in text
+
+
+def test_the_chinese_readers_page_shows_the_score_the_english_reader_got_for_the_same_code(graded):
+    with Gradebook(graded["en"].db_url) as gb:
+        english = gb.find_submission(ASSIGNMENT, "cai").score
+    page = graded["zh"].feedback_page("cai", ASSIGNMENT).read_text(encoding="utf-8")
+    assert english < 21 and f"{english:g} / 21" in html.unescape(re.sub(r"<[^>]+>", "", page))
