@@ -168,7 +168,7 @@ def notebook_student_id():
 NUMBERS_HEADING = "Your numbers (student id {student}); the graded quiz items use these:"
 LESSON_NUMBERS_HEADING = ("No student id: this Jupyter has no login name that nbgrader would submit under, so these "
                           "are the lesson's numbers. When your hand-in is graded, your own numbers are used.")
-MESSAGES = (NUMBERS_HEADING, LESSON_NUMBERS_HEADING)
+MESSAGES = (NUMBERS_HEADING, LESSON_NUMBERS_HEADING, *CULPRIT_OPTIONS.values())
 
 
 def say(message, language="en", **values):
@@ -178,14 +178,23 @@ def say(message, language="en", **values):
     return text.format(**values) if values else text
 
 
+#: The variable the course hub sets to the student's language for the student's server and kernels
+#: (the same name as ``notebook_language.fetch.LANGUAGE_VARIABLE``, which the notebooks' fetch reads).
+STUDENT_LANGUAGE_VARIABLE = "STUDENT_LANGUAGE"
+
+
 def kernel_language(environ=None):
-    """The language of the student's Jupyter as gettext finds it (``LANGUAGE``, ``LC_ALL``,
+    """The language of the student's Jupyter: the course hub's ``STUDENT_LANGUAGE`` when it names
+    one the course translates (or "en"), else as gettext finds it (``LANGUAGE``, ``LC_ALL``,
     ``LC_MESSAGES``, then ``LANG``: "zh_CN.UTF-8" -> "zh"; ``LANGUAGE`` may list several); "en"
     for a language the course's catalogues do not translate (and for "C" or nothing set).
 
     Only the student's own view: the feedback page says the numbers in the language the grading
     side chose for the student, never in the kernel's."""
     environ = os.environ if environ is None else environ
+    chosen = environ.get(STUDENT_LANGUAGE_VARIABLE, "")
+    if chosen in TRANSLATIONS or chosen == "en":
+        return chosen
     for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
         value = environ.get(variable, "")
         if value:  # LANGUAGE may list several, in order of preference: "fr:zh"
@@ -199,14 +208,14 @@ def kernel_language(environ=None):
 
 def show_numbers(numbers, student, language="en"):
     """The text of the "Your numbers" cell in ``language``: who they are for, then one line per item
-    (item names, parameter names and numbers as they are)."""
+    (item names, parameter names and numbers as they are; a choice item's options in ``language``)."""
     if student:
         lines = [say(NUMBERS_HEADING, language, student=repr(student))]
     else:
         lines = [say(LESSON_NUMBERS_HEADING, language)]
     for item, params in numbers.items():
         if "options" in params:
-            text = "; ".join(f"{'ABCD'[i]}: {option}" for i, option in enumerate(params["options"]))
+            text = "; ".join(f"{'ABCD'[i]}: {say(option, language)}" for i, option in enumerate(params["options"]))
         else:
             text = ", ".join(f"{name} = {value:g}" if isinstance(value, (int, float))
                              else f"{name} = [{', '.join(f'{v:g}' for v in value)}]"

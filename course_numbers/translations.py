@@ -16,5 +16,14 @@ TRANSLATIONS = {
             ('没有学号：这个 Jupyter 没有 nbgrader 提交'
              '时会用的登录名，所以这里是课程讲义的数字。你的作业评分时会使'
              '用你自己的数字。'),
+        'the gradient p - y vanishes':
+            '梯度 p - y 消失',
+        ('the gap between the top scores grows with sigma while the st'
+         'ep size stays fixed'):
+            '最高几个分数之间的差距随 sigma 增大，而步长保持不变',
+        'softmax overflows to nan':
+            'softmax 溢出为 nan',
+        'the values V get larger':
+            '值 V 变大',
     },
 }

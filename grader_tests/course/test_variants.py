@@ -77,7 +77,7 @@ def test_without_a_student_id_the_notebook_says_so_and_uses_the_lessons_numbers(
 
 @pytest.mark.parametrize("variable", ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"])
 def test_the_numbers_cell_speaks_the_language_of_the_students_jupyter(monkeypatch, variable):
-    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+    for name in ("STUDENT_LANGUAGE", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv(variable, "zh_CN.UTF-8")
     numbers, printed = run_numbers_cell(with_graded_student(numbers_cell("release", "03_readout").source, "ada"))
@@ -85,9 +85,32 @@ def test_the_numbers_cell_speaks_the_language_of_the_students_jupyter(monkeypatc
     assert f"beta = {numbers['answer_ab_ratio']['beta']:g}" in printed
 
 
+def test_the_choice_items_options_are_shown_in_the_students_language_in_the_students_order():
+    options = course_numbers.numbers_for("ada", "02_softmax")["answer_culprit"]["options"]
+    chinese = course_numbers.show_numbers({"answer_culprit": {"options": options}}, "ada", "zh")
+    english = course_numbers.show_numbers({"answer_culprit": {"options": options}}, "ada", "en")
+    for letter, option in zip("ABCD", options):
+        assert f"{letter}: {course_numbers.say(option, 'zh')}" in chinese
+        assert f"{letter}: {option}" in english
+    assert not any(option in chinese for option in options)
+
+
 @pytest.mark.parametrize("setting", [{}, {"LANG": "C.UTF-8"}, {"LANG": "de_DE.UTF-8"}, {"LANGUAGE": "fr:de"}])
 def test_a_jupyter_in_a_language_the_course_does_not_translate_gets_english(setting):
     assert course_numbers.kernel_language(setting) == "en"
+
+
+def test_the_language_the_course_hub_gives_the_student_comes_before_the_locale():
+    assert course_numbers.kernel_language({"STUDENT_LANGUAGE": "zh", "LANG": "C.UTF-8"}) == "zh"
+    assert course_numbers.kernel_language({"STUDENT_LANGUAGE": "en", "LANG": "zh_CN.UTF-8"}) == "en"
+    assert course_numbers.kernel_language({"STUDENT_LANGUAGE": "fr", "LANG": "zh_CN.UTF-8"}) == "zh"
+
+
+def test_the_numbers_the_page_and_the_fetch_read_the_language_from_one_variable():
+    from grader.hub import course_page
+    from notebook_language import fetch
+
+    assert course_numbers.STUDENT_LANGUAGE_VARIABLE == course_page.LANGUAGE_VARIABLE == fetch.LANGUAGE_VARIABLE
 
 
 def test_the_first_language_of_the_students_list_that_the_course_translates_is_used():
