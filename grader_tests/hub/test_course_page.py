@@ -14,8 +14,17 @@ from traitlets.config import Config
 
 from grader import validation
 from grader.hub import course_page
-from grader.hub.course_page import (WORDS, PageLinks, awaits_feedback, failure_html, local_time, needs_fetching,
-                                    newest_first, page_language, render_course_page)
+from grader.hub.course_page import (
+    WORDS,
+    PageLinks,
+    awaits_feedback,
+    failure_html,
+    local_time,
+    needs_fetching,
+    newest_first,
+    page_language,
+    render_course_page,
+)
 from grader.hub.environment import install_course_page
 from grader.hub.jupyter_config import write_role_configs
 from grader.hub.layout import HubLayout

@@ -18,7 +18,6 @@ from hub_session import ASSIGNMENT
 from hub_student_path import softmax_row
 from nbgrader.api import Gradebook
 
-
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course_hub")]
 
 COMMENT = "Well done: the shift by the maximum is exactly L3 section 3."

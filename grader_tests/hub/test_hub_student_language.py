@@ -12,10 +12,10 @@ from traitlets.config import Config
 from grader.hub.accounts import Account, Accounts
 from grader.hub.environment import install_student_packages
 from grader.hub.jupyter_config import Ports, hub_config, write_notebook_catalogues, write_role_configs
-from grader_tests.checkout import REPO_ROOT
 from grader.hub.layout import HubLayout
 from grader.language.student_language import save_student_languages
 from grader.state_folders import STATE_DIR_NAME
+from grader_tests.checkout import REPO_ROOT
 from notebook_language.fetch import FETCH_CLASS, LANGUAGE_VARIABLE
 
 
