@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import signal
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,7 @@ sys.path.insert(0, str(REPO / "grader_tests"))
 
 from browser import chromium, open_page  # noqa: E402
 from hub_browser import HubUser, feedback_frame  # noqa: E402
-from hub_session import ASSIGNMENT, _wait_ready, hub_skip_reason  # noqa: E402
+from hub_session import ASSIGNMENT, hub_skip_reason, stop_hub, wait_ready  # noqa: E402
 from hub_student_path import run_wrong_softmax  # noqa: E402
 
 from grader.course import Course, read_timestamp  # noqa: E402
@@ -40,7 +39,6 @@ from grader.grading.status_page import ungradable_page  # noqa: E402
 from grader.grading.ungradable_record import ungradable_code, ungradable_reason  # noqa: E402
 from grader.hub.accounts import Accounts  # noqa: E402
 from grader.hub.layout import HubLayout  # noqa: E402
-from grader.hub.lifecycle import down  # noqa: E402
 
 IMAGES = REPO / "docs" / "images"
 TARGET_BYTES = 100_000
@@ -183,8 +181,33 @@ def student_path(browser, hub_url: str, account, scratch: Path) -> None:
         user.close()
 
 
+def chinese_student_pictures(browser, hub_url: str, account, scratch: Path) -> None:
+    """A student chooses Chinese on the hub's language page, fetches 02_softmax and runs a softmax
+    without the max subtraction: the language page, and the visible test failing in Chinese."""
+    user = HubUser(browser, hub_url, account, scratch / "chinese")
+    try:
+        user.sign_in()
+        user.page.locator("a.language").click()
+        user.page.locator('input[name="language"][value="zh"]').wait_for()
+        save_small(user.shot("language-page"), "student-language-page", height=520)
+        user.page.locator('input[name="language"][value="zh"]').check()
+        user.page.locator("button.save").click()
+        user.wait_for_first_screen()
+        user.page.locator(f"#assignment-{ASSIGNMENT} button.fetch").click()
+        user.page.locator(f"#assignment-{ASSIGNMENT} a.notebook").wait_for()
+        user.page.goto(f"{user.server_url}/lab/tree/{ASSIGNMENT}/softmax.ipynb", wait_until="load")
+        user.page.locator(".jp-NotebookPanel:visible .jp-Notebook-cell").first.wait_for()
+        test_cell = run_wrong_softmax(user)
+        test_cell.locator(".jp-OutputArea").first.evaluate("area => area.scrollIntoView({block: 'end'})")
+        settle(user)
+        save_small(user.shot("visible-test-zh"), "student-visible-test-zh")
+    finally:
+        user.close()
+
+
 def hub_pictures(browser, scratch: Path) -> None:
-    """Start ``grader hub up`` (one student, 02_softmax), take the student's path, remove the hub."""
+    """Start ``grader hub up`` (two students, 02_softmax), take the student's path and a Chinese
+    student's first steps, remove the hub."""
     reason = hub_skip_reason()
     if reason:
         raise SystemExit(f"the course hub cannot run here: {reason}")
@@ -192,21 +215,16 @@ def hub_pictures(browser, scratch: Path) -> None:
     layout, log = HubLayout(root=root), scratch / "grader-hub-up.log"
     with open(log, "wb") as out:
         command = subprocess.Popen(
-            [sys.executable, "-m", "grader.cli", "hub", "up", "--root", str(root), "--students", "1",
+            [sys.executable, "-m", "grader.cli", "hub", "up", "--root", str(root), "--students", "2",
              "--port", "0", "--prefix", f"d{uuid.uuid4().hex[:5]}", "--assignments", ASSIGNMENT],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=REPO)
     try:
-        running = _wait_ready(layout, command, log)
-        student_path(browser, running.url, Accounts.load(layout.accounts_file).students[0], scratch)
+        running = wait_ready(layout, command, log)
+        students = Accounts.load(layout.accounts_file).students
+        student_path(browser, running.url, students[0], scratch)
+        chinese_student_pictures(browser, running.url, students[1], scratch)
     finally:
-        if command.poll() is None:
-            command.send_signal(signal.SIGTERM)
-            try:
-                command.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                command.kill()
-                command.wait()
-        down(layout, say=lambda *_: None)
+        stop_hub(command, layout)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,11 +10,14 @@ browser); timeouts are generous because two cores serve the hub, its servers and
 from __future__ import annotations
 
 import re
+import shutil
 import time
+import urllib.parse
 from pathlib import Path
 
 LOGIN_TIMEOUT_MS = 240_000  # log in and spawn a JupyterLab server
 UI_TIMEOUT_MS = 60_000
+STUCK_AT_ROOT_S = 30  # at the server's bare root this long: asked again
 FEEDBACK_TIMEOUT_S = 300  # Submit -> feedback available, generous for a loaded machine
 LIST_ITEM = "> .list_item"
 
@@ -44,6 +47,16 @@ class HubUser:
     def close(self) -> None:
         self.context.close()
 
+    def keep_evidence(self, logs: list[Path]) -> None:
+        """After a failure: a screenshot of every browser tab and a copy of each of ``logs``, among
+        the test artefacts."""
+        self.artefacts.mkdir(parents=True, exist_ok=True)
+        for number, tab in enumerate(self.context.pages):
+            tab.screenshot(path=str(self.artefacts / f"failed-here-tab{number}.png"))
+        for log in logs:
+            if log.exists():
+                shutil.copyfile(log, self.artefacts / log.name)
+
     def sign_in(self) -> None:
         """The hub's login form with the account's own password; waits for the first screen of the
         account's server (a student's course page, the instructor's JupyterLab)."""
@@ -52,8 +65,40 @@ class HubUser:
         page.fill("#username_input", self.account.name)
         page.fill("#password_input", self.account.password)
         page.click("#login_submit")
-        page.wait_for_url(re.compile(rf"/user/{re.escape(self.account.name)}/(lab|course)"), timeout=LOGIN_TIMEOUT_MS)
-        page.wait_for_load_state("load")
+        self.wait_for_first_screen()
+
+    def wait_for_first_screen(self) -> None:
+        """Wait until the account's server shows its first screen (``lab`` or ``course``). A page that
+        stays at the server's bare root (``/user/<name>/``: the proxy's "server not answering" page,
+        or a redirect not taken) is asked again, as a person would reload it; a failure names the
+        pages seen there."""
+        page = self.page
+        first_screen = re.compile(rf"/user/{re.escape(self.account.name)}/(lab|course)")
+        bare_root = f"/user/{self.account.name}/"
+        deadline = time.monotonic() + LOGIN_TIMEOUT_MS / 1000
+        stuck_since, seen_at_root = None, []
+        while time.monotonic() < deadline:
+            path = urllib.parse.urlsplit(page.url).path
+            if first_screen.search(path):
+                page.wait_for_load_state("load", timeout=LOGIN_TIMEOUT_MS)
+                return
+            if path != bare_root:
+                stuck_since = None
+            elif stuck_since is None:
+                stuck_since = time.monotonic()
+            elif time.monotonic() - stuck_since > STUCK_AT_ROOT_S:
+                seen_at_root.append(self._visible_text())
+                page.goto(f"{self.server_url}/", wait_until="commit", timeout=LOGIN_TIMEOUT_MS)
+                stuck_since = None
+            page.wait_for_timeout(1000)
+        raise AssertionError(f"{self.account.name}'s server showed no first screen within {LOGIN_TIMEOUT_MS // 1000} s;"
+                             f" last at {page.url}; pages seen at its root: {seen_at_root or 'none'}")
+
+    def _visible_text(self) -> str:
+        try:
+            return self.page.locator("body").inner_text(timeout=5_000)[:300]
+        except Exception as error:  # a page still loading has no body to read
+            return f"(unreadable: {type(error).__name__})"
 
     def login(self) -> None:
         """:meth:`sign_in`, then :meth:`open_jupyterlab`."""

@@ -2,7 +2,7 @@
 
     course_hub.url, course_hub.student(0), course_hub.instructor, course_hub.layout
 
-The session fixture starts ``grader hub up`` (3 students, 02_softmax, any free port) in its own
+The session fixture starts ``grader hub up`` (4 students, 02_softmax, any free port) in its own
 process, waits until the hub has recorded itself as ready, and at the end sends it SIGTERM (the
 command's own teardown), then runs ``grader hub down`` in-process as well, so that processes,
 accounts and folders are gone even when a test or the command failed.
@@ -58,11 +58,16 @@ class CourseHub:
         return self.accounts.students[index]
 
     @property
+    def logs(self) -> list[Path]:
+        """The logs of the hub and of its grading service."""
+        return [self.layout.log("hub"), self.layout.log("watch")]
+
+    @property
     def course(self) -> Path:
         return self.layout.course
 
 
-def _wait_ready(layout: HubLayout, command: subprocess.Popen, log: Path) -> RunningHub:
+def wait_ready(layout: HubLayout, command: subprocess.Popen, log: Path) -> RunningHub:
     deadline = time.monotonic() + UP_TIMEOUT
     while time.monotonic() < deadline:
         if layout.processes_file.exists():
@@ -92,21 +97,28 @@ def course_hub(tmp_path_factory):
     prefix = unused_account_prefix("h")
     with open(log, "wb") as out:
         command = subprocess.Popen(
-            [sys.executable, "-m", "grader.cli", "hub", "up", "--root", str(root), "--students", "3",
+            [sys.executable, "-m", "grader.cli", "hub", "up", "--root", str(root), "--students", "4",
              "--port", "0", "--prefix", prefix, "--assignments", ASSIGNMENT],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
-        running = _wait_ready(layout, command, log)
+        running = wait_ready(layout, command, log)
         yield CourseHub(layout, running, Accounts.load(layout.accounts_file), command, log)
     finally:
-        if command.poll() is None:
-            command.send_signal(signal.SIGTERM)
-            try:
-                command.wait(timeout=DOWN_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                command.kill()
-                command.wait()
-        down(layout, say=lambda *_: None)
+        stop_hub(command, layout)
+
+
+def stop_hub(command: subprocess.Popen, layout: HubLayout) -> None:
+    """Stop the ``grader hub up`` process ``command`` (SIGTERM, its own teardown; killed after
+    ``DOWN_TIMEOUT`` seconds), then run ``grader hub down`` for ``layout`` in-process, so that
+    processes, accounts and folders are gone even when the command failed."""
+    if command.poll() is None:
+        command.send_signal(signal.SIGTERM)
+        try:
+            command.wait(timeout=DOWN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            command.kill()
+            command.wait()
+    down(layout, say=lambda *_: None)
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,9 @@ Modules, one job each:
 
 - :mod:`notebook_language.paragraphs`: a markdown text as paragraphs (the catalogue's entries);
 - :mod:`notebook_language.cells`: which cells are prose, and a notebook's prose translated;
-- :mod:`notebook_language.fetch`: nbgrader's fetch that delivers the translated copy.
+- :mod:`notebook_language.fetch`: nbgrader's fetch that delivers the translated copy;
+- :mod:`notebook_language.assertions`: the kernels' extension that shows a failing visible test's
+  message translated (the test cells themselves stay in English).
 
-Standard library and nbgrader only: this package is installed in the students' environment.
+Standard library, nbgrader and IPython's traitlets only: this package is installed in the students' environment.
 """

@@ -8,6 +8,7 @@ carry no checksum and no grade id: nothing in validation or grading reads them.
 """
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -29,6 +30,34 @@ def prose_paragraphs(notebook: dict) -> list[tuple[str, str]]:
     return [(cell.get("id", str(index)), paragraph)
             for index, cell in enumerate(notebook.get("cells", [])) if is_prose(cell)
             for paragraph in paragraphs(cell_text(cell))]
+
+
+def is_test_cell(cell: dict) -> bool:
+    """Whether ``cell`` is a visible-test cell: a graded, locked code cell that is not a solution."""
+    nbgrader = cell.get("metadata", {}).get("nbgrader", {})
+    return (cell.get("cell_type") == "code" and bool(nbgrader.get("grade"))
+            and not nbgrader.get("solution") and bool(nbgrader.get("locked", True)))
+
+
+def assert_messages(source: str) -> list[str]:
+    """The plain-string messages of the ``assert`` statements in the Python ``source``, in order
+    (an f-string or a computed message is left out: it has no fixed text to translate). A cell that
+    is not plain Python (an IPython magic) has none."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [node.msg.value for node in ast.walk(tree) if isinstance(node, ast.Assert)
+            and isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str) and node.msg.value]
+
+
+def visible_test_messages(notebook: dict) -> list[tuple[str, str]]:
+    """(cell id, message) for every assert message of every visible-test cell, in order: what a
+    student reads when a visible test fails. The cells stay in English (nbgrader checksums them);
+    the student's kernel shows the message translated (:mod:`notebook_language.assertions`)."""
+    return [(cell.get("id", str(index)), message)
+            for index, cell in enumerate(notebook.get("cells", [])) if is_test_cell(cell)
+            for message in assert_messages(cell_text(cell))]
 
 
 def translate_notebook(notebook: dict, translate) -> dict:

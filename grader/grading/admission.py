@@ -332,7 +332,8 @@ def _other_assignment(course: Course, assignment: str, notebook) -> str | None:
     """The other assignment whose cells ``notebook`` mostly holds (shared ids such as ``setup``
     aside), or None when it holds more of ``assignment``'s cells than of any other's."""
     ids = _grade_ids(notebook)
-    shared = {a: len(ids & _released_grade_ids(str(course.release_notebook(a)), course.release_notebook(a).stat().st_mtime))
-              for a in course.assignments() if course.release_notebook(a).exists()}
+    released = {a: course.release_notebook(a) for a in course.assignments()}
+    shared = {a: len(ids & _released_grade_ids(str(path), path.stat().st_mtime))
+              for a, path in released.items() if path.exists()}
     best = max(shared, key=shared.get, default=assignment)
     return best if best != assignment and shared[best] > shared.get(assignment, 0) else None

@@ -14,7 +14,8 @@ the student, so nothing of another account is readable anyway. It is sent with t
 own policy (no script, nothing loaded from the network).
 
 The page speaks the student's language (``STUDENT_LANGUAGE``, which the hub's spawn hook sets from
-the roster; English when it is unset or unknown, :data:`WORDS`). A Fetch or Submit that fails shows
+the roster or the student's own choice; English when it is unset or unknown, :data:`WORDS`) and
+links to the hub's page on which the student chooses it (``/hub/language``). A Fetch or Submit that fails shows
 the page again with what failed, nbgrader's reason in one line, and what to do.
 
 It also makes nbgrader's Validate button use the course's validator (:func:`use_course_validator`).
@@ -49,6 +50,10 @@ RELOAD_SECONDS = 3
 #: The window names the page's links open in: one JupyterLab, one feedback page, each reused.
 JUPYTERLAB_WINDOW = "course-jupyterlab"
 FEEDBACK_WINDOW = "course-feedback"
+#: The hub's page on which a student chooses their language (grader.hub.language_page.PAGE_PATH).
+LANGUAGE_PAGE = "language"
+#: The variable the hub sets to its base URL in every server it spawns.
+HUB_BASE_VARIABLE = "JUPYTERHUB_BASE_URL"
 #: The variable the hub's spawn hook sets to the student's language (as notebook_language.fetch).
 LANGUAGE_VARIABLE = "STUDENT_LANGUAGE"
 #: Longest reason of a failed Fetch or Submit shown on the page (nbgrader's last line of it).
@@ -74,6 +79,7 @@ WORDS = {
         "failed_todo": "Save your notebook and press {action} again; if it fails again, tell your instructor "
                        "what this line says.",
         "no_reason": "nbgrader gave no reason",
+        "language": "Language: English (change)",
     },
     "zh": {
         "html_lang": "zh-Hans", "title": "你的课程",
@@ -89,6 +95,7 @@ WORDS = {
         "failed": "{assignment} 的“{action}”没有成功：{reason}",
         "failed_todo": "请保存笔记本后再按一次“{action}”；如果仍然失败，请把这一行告诉老师。",
         "no_reason": "nbgrader 没有给出原因",
+        "language": "语言：简体中文（更改）",
     },
 }
 DEFAULT_LANGUAGE = "en"
@@ -230,16 +237,22 @@ class _CourseHandler(JupyterHandler):
 
     @property
     def links(self) -> PageLinks:
-        return PageLinks(self.base_url, self.xsrf_form_html())
+        return PageLinks(self.base_url, self.xsrf_form_html(), os.environ.get(HUB_BASE_VARIABLE, ""))
 
 
 @dataclass(frozen=True)
 class PageLinks:
-    """The addresses a course page links to: ``base_url`` is the server's (``/user/NAME/``), and
-    ``form_token`` the hidden XSRF input every form of the page carries."""
+    """The addresses a course page links to: ``base_url`` is the server's (``/user/NAME/``),
+    ``form_token`` the hidden XSRF input every form of the page carries, ``hub_url`` the hub's base
+    URL (``/``; empty off a hub: no hub pages to link)."""
 
     base_url: str
     form_token: str = ""
+    hub_url: str = ""
+
+    def language(self) -> str:
+        """The hub's page on which the student chooses their language; empty off a hub."""
+        return url_path_join(self.hub_url, "hub", LANGUAGE_PAGE) if self.hub_url else ""
 
     def page(self, *parts: str) -> str:
         return url_path_join(self.base_url, PAGE_PATH, *(quote(p, safe="") for p in parts))
@@ -258,14 +271,16 @@ def render_course_page(released: list[dict], submitted: dict[str, list[dict]], l
     names = sorted({a["assignment_id"] for a in released} | set(submitted))
     waiting = any(awaits_feedback(s) for subs in submitted.values() for s in subs)
     by_name = {a["assignment_id"]: a for a in released}
-    sections = "\n".join(_section(name, by_name.get(name), submitted.get(name, []), links, words, language)
+    sections = "\n".join(_section(name, by_name.get(name), submitted.get(name, []), links, language)
                          for name in names)
     # An explicit address: a refresh of an address with a fragment would only scroll.
     reload = (f'<meta http-equiv="refresh" content="{RELOAD_SECONDS}; url={html.escape(links.page())}">'
               if waiting else "")
     alert = f'<p class="problem" role="alert">{problem}</p>' if problem else ""
+    language_link = (f'<p><a class="language" href="{html.escape(links.language())}">'
+                     f'{html.escape(words["language"])}</a></p>' if links.language() else "")
     return _PAGE.format(lang=words["html_lang"], reload=reload, title=words["title"], intro=words["intro"],
-                        open_lab=words["open_lab"], full_stop=words["full_stop"], alert=alert,
+                        open_lab=words["open_lab"], full_stop=words["full_stop"], alert=alert, language=language_link,
                         sections=sections or f"<p>{words['nothing_yet']}</p>",
                         lab=html.escape(links.lab()), window=JUPYTERLAB_WINDOW)
 
@@ -280,9 +295,8 @@ def failure_html(action: str, assignment: str, value, language: str = DEFAULT_LA
             + "<br>" + e(words["failed_todo"].format(action=label)))
 
 
-def _section(name: str, assignment: dict | None, submissions: list[dict], links: PageLinks,
-             words: dict[str, str], language: str) -> str:
-    e = html.escape
+def _section(name: str, assignment: dict | None, submissions: list[dict], links: PageLinks, language: str) -> str:
+    words, e = WORDS[language], html.escape
     parts = [f'<section class="assignment" id="assignment-{e(name)}"><h2>{e(name)}</h2>']
     status = assignment["status"] if assignment else "submitted"
     if status == "released":
@@ -294,7 +308,7 @@ def _section(name: str, assignment: dict | None, submissions: list[dict], links:
         parts.append(f'<ul class="notebooks">{items}</ul>')
         parts.append(_form("submit", name, links, words))
     if submissions:
-        rows = "".join(_handin_row(name, s, links, words, language) for s in submissions)
+        rows = "".join(_handin_row(name, s, links, language) for s in submissions)
         parts.append(f'<table class="handins"><caption>{e(words["handins"])}</caption>'
                      f'<thead><tr><th scope="col">{e(words["handed_in"])}</th>'
                      f'<th scope="col">{e(words["feedback"])}</th></tr></thead>'
@@ -311,8 +325,8 @@ def _form(action: str, assignment: str, links: PageLinks, words: dict[str, str])
             f'{e(words[action])}</button></form>')
 
 
-def _handin_row(assignment: str, submission: dict, links: PageLinks, words: dict[str, str], language: str) -> str:
-    e = html.escape
+def _handin_row(assignment: str, submission: dict, links: PageLinks, language: str) -> str:
+    words, e = WORDS[language], html.escape
     when = (f'<time datetime="{e(submission["timestamp"])}">'
             f'{e(local_time(submission["timestamp"], language))}</time>')
     pages = [nb for nb in submission["notebooks"] if nb.get("local_feedback_path")]
@@ -385,6 +399,7 @@ table.handins th, table.handins td {{ text-align: left; padding: .3rem .6rem; bo
 {alert}
 <p>{intro}
 <a class="jupyterlab" target="{window}" href="{lab}">{open_lab}</a>{full_stop}</p>
+{language}
 {sections}
 </main></body></html>
 """

@@ -6,7 +6,8 @@ nbgrader (its JupyterLab extensions), numpy, matplotlib, ipykernel, and the thir
 the course's ``nbgrader_config.py`` imports (so the instructor's formgrader can load it), and the
 course's ``course_numbers`` (standard library only), which the notebooks' ``my_numbers`` cell
 imports, and ``notebook_language`` (standard library and nbgrader), the fetch that delivers each
-student's notebooks in their language. It holds neither ``grader`` nor ``solutions``: only the
+student's notebooks in their language and the kernels' extension that shows a failing visible test
+in it (loaded by the environment's IPython config). It holds neither ``grader`` nor ``solutions``: only the
 instructor's server finds those, in the course folder (``PYTHONPATH``), which no student can read.
 
 A stamp file records what was installed; a second hub with the same list reuses the environment.
@@ -28,6 +29,7 @@ from grader.code_version import DISTRIBUTION
 from grader.hub.layout import HubLayout
 from grader.hub.preflight import shared_python
 from grader.sandbox.limits import STUDENT_PACKAGES, package_dirs
+from notebook_language.assertions import kernel_config_text
 
 #: What a hub's servers need besides the course config's own imports (the installed grader's requirements).
 HUB_PACKAGES = ("jupyterhub>=5,<7", "jupyterlab>=4,<5", "ipykernel>=6.29",
@@ -122,6 +124,7 @@ def _ensure_environment(layout: HubLayout, say) -> Path:
         (env / STAMP).write_text(json.dumps({"stamp": stamp, "packages": wanted}))
     install_student_packages(env)
     install_course_page(env)
+    install_kernel_config(env, layout.notebook_locales)
     overrides = env / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     overrides.parent.mkdir(parents=True, exist_ok=True)
     overrides.write_text(json.dumps(LAB_OVERRIDES, indent=1))
@@ -183,6 +186,16 @@ def install_course_page(env: Path) -> None:
     site = next(iter(sorted(env.glob("lib/python3*/site-packages"))))
     shutil.copyfile(course_page.__file__, site / f"{course_page.MODULE_NAME}.py")
     shutil.copyfile(validation.__file__, site / f"{course_page.VALIDATION_MODULE}.py")
+
+
+def install_kernel_config(env: Path, locale_dir: Path) -> Path:
+    """The IPython config of ``env``'s kernels (``etc/ipython/ipython_kernel_config.py``, which IPython
+    reads for every kernel of that environment): a failing visible test shows its message in the
+    student's language, from the catalogues compiled in ``locale_dir``. The file written."""
+    target = env / "etc" / "ipython" / "ipython_kernel_config.py"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(kernel_config_text(locale_dir), encoding="utf-8")
+    return target
 
 
 def ensure_proxy(layout: HubLayout, say=print) -> Path:

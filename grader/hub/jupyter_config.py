@@ -22,17 +22,18 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.hub import language_page
 from grader.hub.accounts import Accounts
 from grader.hub.course_page import MODULE_NAME as COURSE_PAGE_MODULE
 from grader.hub.course_page import PAGE_PATH as COURSE_PAGE_PATH
 from grader.hub.layout import HubLayout
+from grader.language import language_records
 from grader.language.catalogue import LANGUAGES
 from grader.language.notebook_catalogue import compile_catalogues
 from grader.language.student_language import languages_file
 from grader.service.exchange import student_config
 from grader.settings import DB_URL, EXCHANGE_ROOT
-from grader.state_folders import (LTI_FOLDER, LTI_HUB_FILE, LTI_JOURNAL, LTI_PLATFORM, LTI_TOOL_KEY,
-                                  STATE_DIR_NAME)
+from grader.state_folders import LTI_FOLDER, LTI_HUB_FILE, LTI_JOURNAL, LTI_PLATFORM, LTI_TOOL_KEY, STATE_DIR_NAME
 from notebook_language.fetch import LANGUAGE_VARIABLE, nbgrader_config_lines
 
 #: nbgrader's server extensions and JupyterLab plugins only the instructor sees.
@@ -44,9 +45,11 @@ INSTRUCTOR_LAB_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:cou
 #: hub without per-user subdomains every server shares that origin (docs/operations/hub.md, "On a production
 #: course server").
 INSTRUCTOR_FRAMING = "frame-ancestors 'self'"
-#: The hub's authenticator (PAM passwords and LTI 1.3 launches); it runs inside JupyterHub, which
-#: imports it from the hub's state folder (:func:`write_login_module`).
+#: The hub's authenticator (PAM passwords, LTI 1.3 launches, the students' language page) and the
+#: standard-library modules it imports; they run inside JupyterHub, which imports them from the hub's
+#: state folder (:func:`write_login_module`).
 LOGIN_MODULE = Path(__file__).with_name("lti_login.py")
+HUB_MODULES = (LOGIN_MODULE, Path(language_page.__file__), Path(language_records.__file__))
 #: Seconds a single-user server may take to start on a busy 2-core machine.
 SPAWN_TIMEOUT = 180
 
@@ -97,10 +100,12 @@ def write_notebook_catalogues(layout: HubLayout, course_root: Path) -> list[Path
 
 
 def write_login_module(layout: HubLayout) -> None:
-    """Put the hub's authenticator module beside its config (root-only, like the config)."""
-    target = layout.state / LOGIN_MODULE.name
-    target.write_bytes(LOGIN_MODULE.read_bytes())
-    target.chmod(0o600)
+    """Put the hub's authenticator module and the modules it imports beside its config (root-only,
+    like the config)."""
+    for module in HUB_MODULES:
+        target = layout.state / module.name
+        target.write_bytes(module.read_bytes())
+        target.chmod(0o600)
 
 
 def hub_config(layout: HubLayout, accounts: Accounts, ports: Ports, env_bin: Path, course_root: Path,
@@ -129,8 +134,9 @@ c.JupyterHub.pid_file = {str(layout.state / "jupyterhub.pid")!r}
 c.JupyterHub.cleanup_servers = True
 c.JupyterHub.cleanup_proxy = True
 
-# Accounts' own passwords through PAM, and launches from the course's LMS (LTI 1.3) for the
-# accounts linked to an LMS user (grader lti): lti_login.py, copied beside this file.
+# Accounts' own passwords through PAM, launches from the course's LMS (LTI 1.3) for the accounts
+# linked to an LMS user (grader lti), and each student's choice of language (/hub/language):
+# lti_login.py, copied beside this file with the modules it imports.
 import sys  # noqa: E402
 sys.path.insert(0, {str(layout.state)!r})
 c.JupyterHub.authenticator_class = "lti_login.CourseAuthenticator"
@@ -139,6 +145,9 @@ c.CourseAuthenticator.platform_file = {str(lti_state / LTI_PLATFORM)!r}
 c.CourseAuthenticator.accounts_db = {str(lti_state / LTI_JOURNAL)!r}
 c.CourseAuthenticator.hub_file = {str(lti_state / LTI_HUB_FILE)!r}
 c.CourseAuthenticator.tool_key_file = {str(lti_state / LTI_TOOL_KEY)!r}
+c.CourseAuthenticator.languages_file = {str(languages_file(course_root / STATE_DIR_NAME))!r}
+c.CourseAuthenticator.languages = {dict(LANGUAGES)!r}
+c.CourseAuthenticator.default_language = {default_language!r}
 c.Authenticator.allowed_users = {set(students) | {accounts.instructor.name}!r}
 c.Authenticator.admin_users = {{{accounts.instructor.name!r}}}
 
@@ -154,21 +163,13 @@ c.Spawner.environment = {base_env!r}
 
 INSTRUCTOR = {accounts.instructor.name!r}
 INSTRUCTOR_ENVIRONMENT = {instructor_env!r}
-# Each student's language, as the instructor's roster recorded it (grader roster), read at each spawn.
-STUDENT_LANGUAGES_FILE = {str(languages_file(course_root / STATE_DIR_NAME))!r}
-COURSE_LANGUAGES = {sorted(LANGUAGES)!r}
-DEFAULT_LANGUAGE = {default_language!r}
 
 
 def student_language(name):
-    """The roster's language of student ``name``, else the course's default."""
-    import json
-    try:
-        with open(STUDENT_LANGUAGES_FILE, encoding="utf-8") as handle:
-            language = json.load(handle).get(name)
-    except (OSError, ValueError, AttributeError):
-        language = None
-    return language if language in COURSE_LANGUAGES else DEFAULT_LANGUAGE
+    """The language of student ``name``: the roster's or the student's own choice, else the course's default."""
+    from language_records import read_languages
+    language = read_languages(c.CourseAuthenticator.languages_file).get(name)
+    return language if language in c.CourseAuthenticator.languages else c.CourseAuthenticator.default_language
 
 
 def role_settings(spawner):

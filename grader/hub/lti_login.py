@@ -1,9 +1,12 @@
-"""Sign-in to the course hub: each account's password (PAM), and launches from the course's LMS (LTI 1.3).
+"""Sign-in to the course hub: each account's password (PAM), launches from the course's LMS (LTI 1.3),
+and the signed-in student's choice of language (``/hub/language``).
 
 This module runs inside JupyterHub, from the hub's environment (jupyterhub, jupyterhub-ltiauthenticator),
 never inside the grader: it imports neither ``grader`` nor anything of the course. ``grader hub up``
-copies it into the hub's root-only state folder and names it in ``jupyterhub_config.py``
-(:func:`grader.hub.jupyter_config.hub_config`), with the two course files it reads on every launch:
+copies it into the hub's root-only state folder, with the two standard-library modules it imports
+(:mod:`grader.hub.language_page`, :mod:`grader.language.language_records`), and names it in
+``jupyterhub_config.py`` (:func:`grader.hub.jupyter_config.hub_config`), with the course files it
+reads on every launch:
 
 - ``platform_file``: the LMS registration (``grader lti register``), JSON with ``issuer``,
   ``client_id``, ``deployment_id``, ``auth_login_url`` and ``jwks_url``; no file, no launches;
@@ -20,6 +23,9 @@ JWKS), issuer, audience, expiry, nonce and the LTI claims; this module adds the 
 maps the token's ``sub`` to the hub account linked to it. A launch for an LMS user linked to no
 account is refused (403) naming what the instructor runs.
 
+A student's language (``languages_file``, also written by ``grader roster``) is read by the hub's
+spawn hook; :class:`LanguageChoice` records a student's own choice there and restarts their server.
+
 A deep linking request (an instructor adding the tool to the LMS course) signs nobody in: the hub
 answers with a page offering each assignment of ``hub_file`` (``grader lti register`` writes it); each offer is a form that posts a deep linking response, signed with the tool's key
 (``tool_key_file``), back to the LMS: one ``ltiResourceLink`` with a ``lineItem`` whose
@@ -27,6 +33,7 @@ answers with a page offering each assignment of ``hub_file`` (``grader lti regis
 """
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import secrets
@@ -35,15 +42,17 @@ import time
 from pathlib import Path
 
 import jwt
-
 from jupyterhub.auth import PAMAuthenticator
 from jupyterhub.handlers import BaseHandler
 from jupyterhub.utils import url_path_join
+from language_page import PAGE_PATH as LANGUAGE_PAGE
+from language_page import language_page
+from language_records import read_languages, record_languages
 from ltiauthenticator.lti13.auth import LTI13Authenticator
 from ltiauthenticator.lti13.error import InvalidAudienceError, LoginError, ValidationError
 from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
-from tornado.web import HTTPError
-from traitlets import List, Unicode
+from tornado.web import HTTPError, authenticated
+from traitlets import Dict, List, Unicode
 
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 DEEP_LINKING = "https://purl.imsglobal.org/spec/lti-dl/claim/"
@@ -51,6 +60,8 @@ DEPLOYMENT_CLAIM = LTI + "deployment_id"
 #: Roles that may link assignments (LIS vocabulary: context, institution and system roles).
 TEACHING_ROLES = ("membership#Instructor", "membership#ContentDeveloper", "membership#Administrator",
                   "institution/person#Administrator", "system/person#Administrator")
+#: Seconds the language page waits for the student's server to stop before starting it again.
+STOP_WAIT_SECONDS = 60
 #: Seconds a deep linking response is valid.
 RESPONSE_SECONDS = 600
 
@@ -109,6 +120,44 @@ class ToolKeys(BaseHandler):
         self.finish(json.dumps(jwks))
 
 
+class LanguageChoice(BaseHandler):
+    """``/hub/language``: the signed-in student's language; GET shows the choice, POST records it,
+    restarts the student's server (which the spawn hook gives the new language) and sends the
+    student to its first screen, the course page."""
+
+    def _current(self, name: str) -> str:
+        recorded = read_languages(self.authenticator.languages_file).get(name)
+        return recorded if recorded in self.authenticator.languages else self.authenticator.default_language
+
+    @authenticated
+    def get(self):
+        user = self.current_user
+        self.finish(language_page(dict(self.authenticator.languages), self._current(user.name),
+                                  self.xsrf_form_html(), url_path_join(self.hub.base_url, LANGUAGE_PAGE),
+                                  user.url))  # the server's root: its first screen, a student's course page
+
+    @authenticated
+    async def post(self):
+        user = self.current_user
+        language = self.get_body_argument("language", "")
+        if language not in self.authenticator.languages:
+            raise HTTPError(400, f"{language!r} is not a language of this course; choose one of "
+                                 f"{', '.join(self.authenticator.languages)}")
+        if user.spawner.pending:
+            doing = {"spawn": "starting", "stop": "stopping"}.get(user.spawner.pending, "busy")
+            raise HTTPError(409, f"your server is {doing}; wait a moment and save again")
+        record_languages(self.authenticator.languages_file, {user.name: language})
+        self.log.info("%s reads the course in %s from now on", user.name, language)
+        if user.spawner.active:
+            await self.stop_single_user(user)
+            for _ in range(STOP_WAIT_SECONDS * 2):  # a stop slower than the hub's slow_stop_timeout goes on
+                if not user.spawner.pending:
+                    break
+                await asyncio.sleep(0.5)
+        # The hub's spawn page starts the server again, with the new language, and sends the student to it.
+        self.redirect(url_path_join(self.hub.base_url, "spawn", user.name))
+
+
 class CourseAuthenticator(PAMAuthenticator):
     """PAM passwords, and LTI 1.3 launches from the LMS in ``platform_file`` for linked accounts."""
 
@@ -119,6 +168,9 @@ class CourseAuthenticator(PAMAuthenticator):
     tool_key_file = Unicode("", config=True, help="The tool's private key (PEM), which signs deep linking responses.")
     jwks_algorithms = List(["RS256"], config=True, help="Signature algorithms accepted in id_tokens.")
     uri_scheme = Unicode("auto", config=True, help="auto, http or https: the scheme of the LTI addresses.")
+    languages_file = Unicode("", config=True, help="The course's file of students' languages (JSON).")
+    languages = Dict({"en": "English"}, config=True, help="The course's languages: code -> its name in itself.")
+    default_language = Unicode("en", config=True, help="The language of a student the file names no language for.")
     get_uri_scheme = LTI13Authenticator.get_uri_scheme
 
     def platform(self) -> dict:
@@ -147,7 +199,8 @@ class CourseAuthenticator(PAMAuthenticator):
 
     def get_handlers(self, app):
         return [*super().get_handlers(app), ("/lti13/oauth_login", CourseLoginInit),
-                ("/lti13/oauth_callback", CourseLaunch), ("/lti13/jwks", ToolKeys)]
+                ("/lti13/oauth_callback", CourseLaunch), ("/lti13/jwks", ToolKeys),
+                (f"/{LANGUAGE_PAGE}", LanguageChoice)]
 
     async def authenticate(self, handler, data):
         if not isinstance(handler, CourseLaunch):

@@ -1,18 +1,18 @@
 """Which language each student reads the course's pages in.
 
-The instructor says it in the roster (an optional ``Language`` column, read by ``grader roster``);
-a student the roster gives no language reads the course's default (``c.FeedbackPage.feedback_language``).
+The instructor says it in the roster (an optional ``Language`` column, read by ``grader roster``),
+and a student may choose it on the course hub (``/hub/language``, :mod:`grader.hub.language_page`);
+a student neither gives a language reads the course's default (``c.FeedbackPage.feedback_language``).
 The choices are kept in the course's private ``.grader/`` folder
 (:data:`grader.state_folders.STUDENT_LANGUAGES`), which no kernel and no student can reach, so
 nothing a submission does can change the language its feedback is written in.
 """
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 from grader.language.catalogue import LANGUAGES
+from grader.language.language_records import read_languages, record_languages
 from grader.state_folders import STUDENT_LANGUAGES
 
 #: The roster's optional column of each student's language.
@@ -45,21 +45,15 @@ def languages_file(state_dir: Path) -> Path:
 
 def save_student_languages(state_dir: Path, languages: dict[str, str]) -> None:
     """Record ``languages`` (student id -> language code) in the course's ``.grader/`` folder,
-    replacing what an earlier roster said of the same students and keeping the others."""
-    path = languages_file(state_dir)
-    merged = {**read_student_languages(state_dir), **languages}
-    temporary = path.with_name(path.name + ".new")
-    temporary.write_text(json.dumps(merged, ensure_ascii=False, indent=1, sort_keys=True), encoding="utf-8")
-    os.replace(temporary, path)
+    replacing what an earlier roster (or the student's own choice on the hub) said of the same
+    students and keeping the others."""
+    record_languages(languages_file(state_dir), languages)
 
 
 def read_student_languages(state_dir: Path) -> dict[str, str]:
     """Student id -> language code, as recorded; empty when no roster gave languages."""
-    try:
-        recorded = json.loads(languages_file(state_dir).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    return {student: language for student, language in recorded.items() if language in LANGUAGES}
+    return {student: language for student, language in read_languages(languages_file(state_dir)).items()
+            if language in LANGUAGES}
 
 
 def student_language(state_dir: Path, student: str, default: str) -> str:

@@ -2,15 +2,16 @@
 
     grader translate extract      regenerate locales/notebooks.pot from source/ and merge it into each
                                   language's locales/<language>/LC_MESSAGES/notebooks.po
-    grader translate check        name every paragraph a language would show in English; exit 1 if any
+    grader translate check        name every paragraph or visible-test message a language would show in
+                                  English; exit 1 if any
     grader translate compile DIR  the catalogues compiled for the students' fetch:
                                   DIR/<language>/LC_MESSAGES/notebooks.mo
 """
 from __future__ import annotations
 
-from grader.course import Course
 from pathlib import Path
 
+from grader.course import Course
 from grader.language.notebook_catalogue import compile_catalogues, extract, translated_languages, untranslated
 
 
@@ -27,7 +28,7 @@ def cmd_check(course: Course, args) -> int:
         first_line = entry.paragraph.splitlines()[0]
         print(f"{entry.language}: {entry.where}: {state}: {first_line[:80]}")
     if not missing:
-        print(f"every paragraph of the notebooks is translated into {', '.join(translated_languages())}")
+        print(f"every paragraph and visible-test message of the notebooks is translated into {', '.join(translated_languages())}")
     return 1 if missing else 0
 
 

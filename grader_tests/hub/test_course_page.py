@@ -13,7 +13,7 @@ import pytest
 from traitlets.config import Config
 
 from grader import validation
-from grader.hub import course_page
+from grader.hub import course_page, language_page
 from grader.hub.course_page import (
     WORDS,
     PageLinks,
@@ -243,3 +243,20 @@ def test_the_problem_is_announced_before_the_assignments():
     page = render_course_page(FETCHED, {}, LINKS, "en", failure_html("submit", "02_softmax", "disk full", "en"))
     assert page.index('role="alert"') < page.index('id="assignment-02_softmax"')
     assert "disk full" in page
+
+
+ON_A_HUB = PageLinks("/user/s1/", LINKS.form_token, hub_url="/")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_on_a_hub_the_page_links_to_the_hubs_language_page_in_the_students_language(language):
+    page = render_course_page(FETCHED, {}, ON_A_HUB, language)
+    assert f'<a class="language" href="/hub/{language_page.PAGE_PATH}">{WORDS[language]["language"]}</a>' in page
+
+
+def test_off_a_hub_the_page_has_no_language_link():
+    assert 'class="language"' not in render_course_page(FETCHED, {}, LINKS, "en")
+
+
+def test_the_page_links_to_the_path_the_hub_serves_its_language_page_at():
+    assert course_page.LANGUAGE_PAGE == language_page.PAGE_PATH

@@ -10,7 +10,6 @@ feedback. Each step's clicks are counted (``CoursePageWalk``); screenshots go to
 from __future__ import annotations
 
 import re
-import shutil
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,10 +105,7 @@ def walk(course_hub, browser, hub_artefacts) -> Walk:
         seen.stamps = [times.nth(i).get_attribute("datetime") for i in range(times.count())]
         seen.not_served = _statuses_of_guessed_feedback_urls(walker, course_hub.layout.home(course_hub.student(0).name))
     except BaseException:
-        for number, page in enumerate(user.context.pages):
-            page.screenshot(path=str(user.artefacts / f"failed-here-tab{number}.png"))
-        for log in ("hub", "watch"):
-            shutil.copyfile(course_hub.layout.log(log), user.artefacts / f"{log}.log")
+        user.keep_evidence(course_hub.logs)
         raise
     finally:
         seen.clicks = list(walker.clicks)

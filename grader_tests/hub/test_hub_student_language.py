@@ -1,8 +1,9 @@
-"""The course hub gives each student's server the language the roster recorded for that student,
-else the course's default, read when the server starts; its students' nbgrader config fetches
-with the translating fetch and reads the course's compiled catalogues."""
+"""The course hub gives each student's server the language the roster recorded for that student, or
+the student chose on the hub, else the course's default, read when the server starts; its students'
+nbgrader config fetches with the translating fetch and reads the course's compiled catalogues."""
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -11,8 +12,17 @@ from traitlets.config import Config
 
 from grader.hub.accounts import Account, Accounts
 from grader.hub.environment import install_student_packages
-from grader.hub.jupyter_config import Ports, hub_config, write_notebook_catalogues, write_role_configs
+from grader.hub.jupyter_config import (
+    HUB_MODULES,
+    LOGIN_MODULE,
+    Ports,
+    hub_config,
+    write_login_module,
+    write_notebook_catalogues,
+    write_role_configs,
+)
 from grader.hub.layout import HubLayout
+from grader.language.language_records import record_languages
 from grader.language.student_language import save_student_languages
 from grader.state_folders import STATE_DIR_NAME
 from grader_tests.checkout import REPO_ROOT
@@ -24,6 +34,8 @@ def _spawn_hook(tmp_path, default_language):
     accounts = Accounts(Account("sal-instructor", "x", "/home/i"), (Account("ada", "x", "/home/ada"),))
     course_root = tmp_path / "course"
     (course_root / STATE_DIR_NAME).mkdir(parents=True)
+    layout.state.mkdir(parents=True)
+    write_login_module(layout)
     text = hub_config(layout, accounts, Ports(8000, 8001, 8002), tmp_path / "env" / "bin", course_root,
                       default_language)
     namespace = {"get_config": Config}
@@ -40,6 +52,12 @@ def _spawn(hook, name):
 def test_a_student_the_roster_says_reads_chinese_gets_chinese(tmp_path):
     hook, course_root = _spawn_hook(tmp_path, "en")
     save_student_languages(course_root / STATE_DIR_NAME, {"ada": "zh"})
+    assert _spawn(hook, "ada")[LANGUAGE_VARIABLE] == "zh"
+
+
+def test_a_student_who_chose_chinese_on_the_hub_gets_chinese(tmp_path):
+    hook, course_root = _spawn_hook(tmp_path, "en")
+    record_languages(course_root / STATE_DIR_NAME / "student_languages.json", {"ada": "zh"})
     assert _spawn(hook, "ada")[LANGUAGE_VARIABLE] == "zh"
 
 
@@ -93,3 +111,27 @@ def test_the_students_environment_gets_the_translating_fetch_importable_without_
                            capture_output=True, text=True, check=True).stdout.strip()
     assert shown == str(site / "notebook_language" / "cells.py")
     assert (site / "notebook_language" / "fetch.py").exists()
+
+
+def _imported_modules(path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    return {name.split(".")[0] for name in names}
+
+
+def test_the_hub_gets_every_module_its_authenticator_imports_beside_its_config(tmp_path):
+    layout = HubLayout(root=tmp_path / "hub", cache=tmp_path / "cache")
+    layout.state.mkdir(parents=True)
+    write_login_module(layout)
+    copied = {path.name for path in layout.state.iterdir()}
+    assert copied == {module.name for module in HUB_MODULES}
+    assert all((layout.state / name).stat().st_mode & 0o077 == 0 for name in copied)
+    hub_environment = {"jupyterhub", "ltiauthenticator", "tornado", "traitlets", "jwt"}
+    ours = _imported_modules(LOGIN_MODULE) - set(sys.stdlib_module_names) - hub_environment
+    assert ours == {name.removesuffix(".py") for name in copied} - {LOGIN_MODULE.stem}
+
+
+def test_the_modules_the_hubs_authenticator_imports_need_only_the_standard_library():
+    for module in (m for m in HUB_MODULES if m != LOGIN_MODULE):
+        assert _imported_modules(module) <= set(sys.stdlib_module_names), module.name

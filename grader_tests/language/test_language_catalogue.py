@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 import string
 
-import course_numbers
 import pytest
 from babel.messages.pofile import read_po
 
+import course_numbers
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.grading.preprocessors import feedback_page
 from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE, catalogue_path, translate, translations

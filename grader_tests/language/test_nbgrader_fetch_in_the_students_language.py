@@ -10,12 +10,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from fetched_notebooks import COURSE_ID, publish
-from grader_tests.checkout import REPO_ROOT
+
 from grader.demo.corpus import build_notebook, get_submission
 from grader.hub.jupyter_config import write_notebook_catalogues, write_role_configs
 from grader.hub.layout import HubLayout
+from grader_tests.checkout import REPO_ROOT
 from notebook_language.fetch import LANGUAGE_VARIABLE
 
 pytestmark = pytest.mark.slow

@@ -8,11 +8,11 @@ import re
 
 import nbformat
 import pytest
+from fetched_notebooks import fetch, publish
 from nbgrader.utils import compute_checksum, is_grade, is_locked, is_solution
 
-from fetched_notebooks import fetch, publish
-from grader_tests.checkout import REPO_ROOT
 from grader.language.notebook_catalogue import compile_catalogues
+from grader_tests.checkout import REPO_ROOT
 from notebook_language.cells import is_prose, translate_notebook
 from notebook_language.fetch import LANGUAGE_VARIABLE, prose_translations
 

@@ -10,9 +10,17 @@ import shutil
 import mistune
 from babel.messages.pofile import read_po
 
+from grader.language.notebook_catalogue import (
+    catalogue_path,
+    extract,
+    read_catalogue,
+    source_notebooks,
+    template,
+    template_path,
+    translated_languages,
+    untranslated,
+)
 from grader_tests.checkout import REPO_ROOT
-from grader.language.notebook_catalogue import (catalogue_path, extract, read_catalogue, source_notebooks,
-                                                template, template_path, translated_languages, untranslated)
 from notebook_language.paragraphs import paragraphs, pieces, translate_text
 
 

@@ -1,4 +1,5 @@
-"""Which language a student reads feedback in: the roster's Language column, else the course's default."""
+"""Which language a student reads feedback in: the roster's Language column or the student's own
+choice on the hub, else the course's default."""
 from __future__ import annotations
 
 import subprocess
@@ -6,8 +7,14 @@ import sys
 
 import pytest
 
-from grader.language.student_language import (language_of, read_student_languages, save_student_languages,
-                                              student_language)
+from grader.language.language_records import record_languages
+from grader.language.student_language import (
+    language_of,
+    languages_file,
+    read_student_languages,
+    save_student_languages,
+    student_language,
+)
 from grader.reporting.canvas import RosterError, read_roster
 
 HEADER = "Student,ID,SIS User ID,SIS Login ID,Section,Language\n"
@@ -53,6 +60,23 @@ def test_a_later_roster_changes_its_students_and_keeps_the_others(tmp_path):
     save_student_languages(tmp_path, {"li": "zh", "ada": "zh"})
     save_student_languages(tmp_path, {"ada": "en"})
     assert read_student_languages(tmp_path) == {"li": "zh", "ada": "en"}
+
+
+def test_a_students_own_choice_on_the_hub_is_read_as_the_roster_is(tmp_path):
+    save_student_languages(tmp_path, {"li": "zh", "ada": "zh"})
+    record_languages(languages_file(tmp_path), {"ada": "en"})  # what the hub's language page records
+    assert read_student_languages(tmp_path) == {"li": "zh", "ada": "en"}
+
+
+@pytest.mark.parametrize("text", ["not json", "[1, 2]", '{"ada": 3}'])
+def test_a_languages_file_that_holds_no_languages_gives_nobody_a_language(tmp_path, text):
+    languages_file(tmp_path).write_text(text, encoding="utf-8")
+    assert read_student_languages(tmp_path) == {}
+
+
+def test_recording_a_language_leaves_no_partial_file_beside_the_languages_file(tmp_path):
+    record_languages(languages_file(tmp_path), {"ada": "zh"})
+    assert [p.name for p in tmp_path.iterdir()] == [languages_file(tmp_path).name]
 
 
 def test_grader_roster_records_the_languages_in_the_course_private_folder(course):

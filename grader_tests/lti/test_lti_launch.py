@@ -17,7 +17,6 @@ import html
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from hub_session import _wait_ready, require_hub
+from hub_session import require_hub, stop_hub, wait_ready
 from lti_platform import LtiPlatform
 from nbgrader.api import Gradebook
 
@@ -37,7 +36,6 @@ from grader.course import Course
 from grader.demo.corpus import build_notebook, get_submission
 from grader.hub.accounts import Accounts
 from grader.hub.layout import DEFAULT_CACHE, HubLayout
-from grader.hub.lifecycle import down
 from grader.lti.access_token import TokenClient
 from grader.lti.ags import find_or_create_line_item
 from grader.lti.registration import load_platform
@@ -51,7 +49,6 @@ CACHE = Path(os.environ.get("GRADER_TEST_HUB_CACHE", str(DEFAULT_CACHE)))
 ASSIGNMENT, NOTEBOOK = "02_softmax", "softmax.ipynb"
 GRADING_TIMEOUT = 300  # seconds for the hub's grading service to grade a hand-in and post its score
 LAB_TIMEOUT = 240  # seconds for a student's JupyterLab to start on a busy machine
-STOP_TIMEOUT = 120
 
 
 class Browser:
@@ -105,7 +102,7 @@ def lti_hub(tmp_path_factory):
              "--students", "1", "--port", "0", "--prefix", unused_account_prefix("l"), "--assignments", "02_softmax"],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
-        running = _wait_ready(layout, command, log)
+        running = wait_ready(layout, command, log)
         with LtiPlatform() as platform:
             course = ["--course", str(layout.course)]
             jwks = json.loads(grader("lti", "jwks", *course))
@@ -116,13 +113,7 @@ def lti_hub(tmp_path_factory):
                    gradebook_url=layout.gradebook_url)  # the hub's gradebook, as its grading service has it
             yield running.url, platform, Accounts.load(layout.accounts_file), layout
     finally:
-        command.send_signal(signal.SIGTERM)
-        try:
-            command.wait(timeout=STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            command.kill()
-            command.wait()
-        down(layout, say=lambda *_: None)
+        stop_hub(command, layout)
 
 
 def launch(hub_url: str, platform: LtiPlatform, lms_user: str) -> tuple[Browser, tuple[int, str, str]]:

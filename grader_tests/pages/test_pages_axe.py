@@ -19,6 +19,8 @@ from mkdocs.config import load_config
 
 from grader.grading.status_page import ungradable_page
 from grader.hub.course_page import PageLinks, failure_html, render_course_page
+from grader.hub.language_page import language_page
+from grader.language.catalogue import LANGUAGES
 from grader.service.pages import status_page_of
 from grader.service.status_messages import HOURLY_LIMIT, OWN_WORK_TODO
 from grader_tests.checkout import REPO_ROOT
@@ -95,9 +97,17 @@ def test_the_services_status_pages_have_no_serious_violation(state, browser, axe
 def test_the_students_course_page_has_no_serious_violation(kind, browser, axe_installed, tmp_path):
     language, problem = COURSE_PAGES[kind]
     page = tmp_path / "course.html"
-    html = render_course_page(*COURSE_PAGE_LISTING, PageLinks("/user/ada/", '<input type="hidden" name="_xsrf" '
-                                                              'value="token">'), language, problem)
+    links = PageLinks("/user/ada/", '<input type="hidden" name="_xsrf" value="token">', hub_url="/")
+    html = render_course_page(*COURSE_PAGE_LISTING, links, language, problem)
     page.write_text(SELF_RELOAD.sub("", html), encoding="utf-8")
+    assert_no_blocking_violations(axe_violations(browser, page))
+
+
+@pytest.mark.parametrize("current", sorted(LANGUAGES))
+def test_the_hubs_language_page_has_no_serious_violation(current, browser, axe_installed, tmp_path):
+    page = tmp_path / "language.html"
+    page.write_text(language_page(LANGUAGES, current, '<input type="hidden" name="_xsrf" value="token">',
+                                  "/hub/language", "/user/ada/course"), encoding="utf-8")
     assert_no_blocking_violations(axe_violations(browser, page))
 
 

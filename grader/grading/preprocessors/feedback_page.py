@@ -26,8 +26,9 @@ the gradebook) and ``CSSHTMLHeaderPreprocessor`` (the page's inline CSS), and:
 
 The page is in the student's language (``grader.language``: the roster's, else
 ``c.FeedbackPage.feedback_language``): the summary, the template's headings and notes, and each named
-misconception come from the language's catalogue; a check's first problem (which quotes the
-student's values) and the lesson sections stay as they are.
+misconception come from the language's catalogue, and a failing visible test's assert message from
+the course's notebooks catalogue (as the student's kernel on the hub showed it); a check's first
+problem (which quotes the student's values) and the lesson sections stay as they are.
 
 Every text that can come from a submission (exception messages inside a verdict) is HTML-escaped.
 """
@@ -48,10 +49,12 @@ from grader.grading.probe_cells import probe_cells_from_gradebook
 from grader.grading.student_numbers import NUMBERS_CELL
 from grader.grading.verdict_records import verdict_records
 from grader.language.catalogue import PAGE_LANGUAGE_KEY, SOURCE_LANGUAGE, translate
+from grader.language.notebook_catalogue import course_gettext
 from grader.language.student_language import student_language
 from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY, WORKING_FOLDER_NOTE
 from grader.settings import traits_of
 from grader.state_folders import STATE_DIR_NAME
+from notebook_language.cells import is_test_cell
 
 SUMMARY_CELL_ID = "feedback-summary"
 #: nbgrader's automatic comment on an answer cell left as released: says nothing the page does not.
@@ -226,6 +229,23 @@ def say_verdict_in(cell, sources: dict[str, str] | None, language: str) -> None:
                                                       for line in text.split("\n"))
 
 
+def say_visible_test_in(cell, gettext) -> None:
+    """A failing visible test's assert message as the student's kernel on the hub said it
+    (:mod:`notebook_language.assertions`): the ``AssertionError``'s value, and its traceback's lines,
+    translated by ``gettext`` (the notebooks catalogue of the page's language). Other cells and
+    errors, and a message the catalogue lacks, stay as graded."""
+    if not is_test_cell(cell):
+        return
+    for output in cell.get("outputs", []):
+        if output.get("output_type") != "error" or output.get("ename") != "AssertionError":
+            continue
+        message = output.get("evalue") or ""
+        said = gettext(message)
+        if said != message:
+            output["evalue"] = said
+            output["traceback"] = [line.replace(message, said) for line in output.get("traceback", [])]
+
+
 def working_folder_note(nb) -> str:
     """The grading's note on files of the working folder that were not kept (escaped HTML), or ""."""
     notes = nb.metadata.get(NOTEBOOK_NOTE_KEY)
@@ -393,7 +413,8 @@ class FeedbackPage(NbGraderPreprocessor):
 
     reads = {"resources.nbgrader", "cell.metadata.nbgrader: score and comment", "cell.outputs: inert",
              "cell.source: hidden tests removed"}
-    writes = {"cell.metadata: page notes", "cell.outputs: the numbers cell's", "resources.feedback_summary", "resources.inlining: css",
+    writes = {"cell.metadata: page notes", "cell.outputs: the numbers cell's", "cell.outputs: visible tests' messages",
+              "resources.feedback_summary", "resources.inlining: css",
               "resources.language", "resources.deadline_note", "resources.assignment_title"}
 
     locals().update(traits_of("FeedbackPage"))  # feedback_language (grader.settings)
@@ -435,10 +456,13 @@ class FeedbackPage(NbGraderPreprocessor):
         course_cells = released_course_cells(released)
         resources["assignment_title"] = assignment_title(released)
         in_kernel, info = [], resources.get("nbgrader") or {}
+        coursedir = converter_coursedir(self)
+        gettext = course_gettext(Path(coursedir.root), language) if coursedir is not None else str
         for cell in nb.cells:
             show_graded_numbers(cell, info.get("student"), info.get("assignment"), language)
             tidy_outputs(cell, sources, language)
             say_verdict_in(cell, sources, language)
+            say_visible_test_in(cell, gettext)
             mark_for_the_page(cell, passed_checks, course_cells)
             if decided_in_kernel(cell, sources):
                 add_kernel_verdict_note(cell, language)
