@@ -32,32 +32,31 @@ def axe_version() -> str:
 
 
 def axe_violations(browser, target: str | Path, *, include: str | None = None, before: str | None = None,
-                   viewport: dict | None = None) -> list[dict]:
+                   viewport: dict | None = None, signed_in_as=None) -> list[dict]:
     """axe-core's violations on ``target`` (a file path or a URL), each as axe reports it
     (``id``, ``impact``, ``help``, ``nodes`` with their ``target`` selectors).
 
     include: a CSS selector; only that part of the page is checked (the whole page without).
     before: a JavaScript expression evaluated after load, before axe runs (a click that opens a view).
     viewport: the window's size in CSS pixels, ``{"width": px, "height": px}``.
+    signed_in_as: a Playwright browser context whose cookies the page is opened with (a person
+    signed in to the hub); axe itself runs past the page's Content-Security-Policy, as on a file.
     """
     url = Path(target).resolve().as_uri() if isinstance(target, Path) or "://" not in str(target) else str(target)
-    context = browser.new_context(bypass_csp=True, **({"viewport": viewport} if viewport else {}))
+    options = {"viewport": viewport} if viewport else {}
+    if signed_in_as is not None:
+        options["storage_state"] = signed_in_as.storage_state()
+    context = browser.new_context(bypass_csp=True, **options)
     try:
         page = context.new_page()
         page.goto(url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
         if before:
             page.evaluate(before)
-        return axe_violations_on(page, include=include)
+        page.add_script_tag(path=str(AXE_SCRIPT))
+        checked = f"{{include: [{json.dumps(include)}]}}" if include else "document"
+        return page.evaluate(f"axe.run({checked}, {{resultTypes: ['violations']}})")["violations"]
     finally:
         context.close()
-
-
-def axe_violations_on(page, *, include: str | None = None) -> list[dict]:
-    """axe-core's violations on the page a Playwright ``page`` shows now (a signed-in person's page,
-    which a fresh browser context could not open); ``include`` as in :func:`axe_violations`."""
-    page.add_script_tag(path=str(AXE_SCRIPT))
-    checked = f"{{include: [{json.dumps(include)}]}}" if include else "document"
-    return page.evaluate(f"axe.run({checked}, {{resultTypes: ['violations']}})")["violations"]
 
 
 def blocking(violations: list[dict]) -> list[dict]:

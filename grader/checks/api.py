@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from grader import kernel_side
+from grader.formats import VERDICT_RECORD, max_length
 
 # The escalation order of what can be wrong with one case, most basic first.
 NO_REPORT = "no report"  # the cell never reported (crash, timeout, tampering): decided by grader.grading.preprocessors.decide_verdicts
@@ -164,12 +165,14 @@ class Verdict:
     note: str | None = None  # what the item teaches once answered correctly (a discussion of the answer)
 
     def record(self) -> dict:
-        """A JSON-safe summary for class reports (no inputs, no expected values)."""
+        """A JSON-safe summary for the feedback page and class reports (no inputs, no expected
+        values): the verdict record's format (``grader/formats/verdict_record.schema.json``)."""
         return {
             "check": self.check,
             "fraction": round(self.fraction, 6),
             "stage": self.stage,
             "misconception": self.misconception.name if self.misconception else None,
+            "problem": None if self.problem is None else _within(self.problem, max_length(VERDICT_RECORD, "problem")),
         }
 
     @property
@@ -361,6 +364,11 @@ class Check:
         if self.lesson and verdict.problem:
             verdict.problem += f" (reread {self.lesson})"
         return verdict
+
+
+def _within(text: str, most: int) -> str:
+    """``text``, cut to ``most`` characters with an ellipsis when longer."""
+    return text if len(text) <= most else text[:most - 1] + "…"
 
 
 def not_attempted_problem(name: str) -> str:

@@ -45,6 +45,8 @@ STANDARD_ERRORS = 6.0
 
 #: The name of the misconception "answered with the lesson's numbers instead of my own".
 LESSONS_NUMBERS = "lesson's numbers"
+LESSONS_NUMBERS_EXPLANATION = ("your answer fits the lesson's worked numbers, not your own: this item is graded "
+                               "for the numbers printed at the top of your notebook (`my_numbers`)")
 
 
 def seed_input(rng: np.random.Generator) -> RngSeed:
@@ -118,6 +120,4 @@ def lessons_numbers_misconception(check: Check) -> Misconception:
     def lessons_answer(numbers):
         return None if numbers is None or numbers == lesson_numbers else lesson_answer
 
-    return Misconception(LESSONS_NUMBERS, "your answer fits the lesson's worked numbers, not your own: this item "
-                         "is graded for the numbers printed at the top of your notebook (`my_numbers`)", check.lesson,
-                         lessons_answer)
+    return Misconception(LESSONS_NUMBERS, LESSONS_NUMBERS_EXPLANATION, check.lesson, lessons_answer)

@@ -4,7 +4,8 @@ Each checks file (``source/<id>/checks.py``) declares its own (``wrong_answers=`
 ``grader.checks.common.function_check`` / ``value_check``); this module only reads them back from
 the loaded checks, for the feedback page and the tests (every entry must fail its check and be
 named; every entry's feedback must be free of answers). The "lesson's numbers" mistake that
-``value_check`` adds to every numeric quiz item is not a declared one and is not listed here.
+``value_check`` adds to every numeric quiz item is not a declared one and is not listed here;
+:func:`named_misconception` finds it with the declared ones, for a page naming a verdict's.
 
 Wording rules (tested by ``grader_tests/checks/test_feedback_is_answer_free.py``): each explanation names
 the mistake and its consequence in plain words, for a student who will reread the lesson section
@@ -54,3 +55,13 @@ KNOWN_WRONG_ANSWERS: Mapping[str, tuple[Misconception, ...]] = _DeclaredWrongAns
 def wrong_answers(check_name: str, course_root: Path | str | None = None) -> tuple[Misconception, ...]:
     """The declared wrong answers of ``check_name`` (empty when it declares none or is unknown)."""
     return declared_wrong_answers(course_root).get(check_name, ())
+
+
+def named_misconception(check_name: str, name: str | None,
+                        course_root: Path | str | None = None) -> Misconception | None:
+    """The misconception ``name`` a verdict of ``check_name`` names: a declared wrong answer, or the
+    lesson's-numbers mistake of a numeric quiz item; None when the check has none by that name."""
+    check = all_checks(course_root).get(check_name)
+    if check is None or name is None:
+        return None
+    return next((m for m in check.misconceptions if m.name == name), None)

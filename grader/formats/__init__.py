@@ -44,6 +44,11 @@ def schema(name: str) -> dict:
     return json.loads(schema_path(name).read_text(encoding="utf-8"))
 
 
+def max_length(name: str, field: str) -> int:
+    """The ``maxLength`` the format ``name`` declares for its top-level ``field``."""
+    return schema(name)["properties"][field]["maxLength"]
+
+
 @cache
 def _validator(name: str):
     from jsonschema import Draft202012Validator

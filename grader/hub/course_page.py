@@ -102,6 +102,10 @@ DEFAULT_LANGUAGE = "en"
 #: Weekday names for the Chinese page (Monday first, as ``datetime.weekday``).
 _ZH_WEEKDAYS = "一二三四五六日"
 
+#: What the course page may do: show itself with its own style and post its forms to this server;
+#: no script, nothing loaded from anywhere.
+COURSE_PAGE_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; "
+                      "frame-ancestors 'self'")
 #: What a feedback page may do when served here: nothing but show itself (as grader.pages.csp).
 FEEDBACK_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
                    "base-uri 'none'; form-action 'none'; frame-ancestors 'self'; sandbox")
@@ -235,6 +239,12 @@ class _CourseHandler(JupyterHandler):
             raise web.HTTPError(503, "nbgrader's assignment list is not enabled on this server")
         return CoursePage(manager)
 
+    def send_page(self, page: str) -> None:
+        """Answer with the course page ``page`` under :data:`COURSE_PAGE_POLICY`, never cached."""
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("Content-Security-Policy", COURSE_PAGE_POLICY)
+        self.finish(page)
+
     @property
     def links(self) -> PageLinks:
         return PageLinks(self.base_url, self.xsrf_form_html(), os.environ.get(HUB_BASE_VARIABLE, ""))
@@ -344,8 +354,7 @@ class CoursePageHandler(_CourseHandler):
     @web.authenticated
     def get(self):
         released, submitted = self.course.listing()
-        self.set_header("Cache-Control", "no-store")
-        self.finish(render_course_page(released, submitted, self.links, page_language()))
+        self.send_page(render_course_page(released, submitted, self.links, page_language()))
 
 
 class CourseActionHandler(_CourseHandler):
@@ -363,9 +372,8 @@ class CourseActionHandler(_CourseHandler):
             language = page_language()
             released, submitted = course.listing()
             self.set_status(500)
-            self.set_header("Cache-Control", "no-store")
-            self.finish(render_course_page(released, submitted, self.links, language,
-                                           failure_html(action, assignment, result.get("value"), language)))
+            self.send_page(render_course_page(released, submitted, self.links, language,
+                                              failure_html(action, assignment, result.get("value"), language)))
             return
         self.redirect(self.links.page())
 

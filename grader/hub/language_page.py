@@ -17,6 +17,10 @@ import html
 
 #: The page's path under the hub's prefix (``/hub/``).
 PAGE_PATH = "language"
+#: What the page may do: show itself with its own style and post its form to the hub; no script,
+#: nothing loaded from anywhere, never framed.
+PAGE_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; "
+               "frame-ancestors 'none'")
 #: The ``lang`` attribute of each language's text on the page (a language code as the course names it otherwise).
 HTML_LANG = {"zh": "zh-Hans"}
 #: What the page says, per language; the page says all of it in every course language.

@@ -46,6 +46,7 @@ from jupyterhub.auth import PAMAuthenticator
 from jupyterhub.handlers import BaseHandler
 from jupyterhub.utils import url_path_join
 from language_page import PAGE_PATH as LANGUAGE_PAGE
+from language_page import PAGE_POLICY as LANGUAGE_PAGE_POLICY
 from language_page import language_page
 from language_records import read_languages, record_languages
 from ltiauthenticator.lti13.auth import LTI13Authenticator
@@ -132,6 +133,8 @@ class LanguageChoice(BaseHandler):
     @authenticated
     def get(self):
         user = self.current_user
+        self.set_header("Content-Security-Policy", LANGUAGE_PAGE_POLICY)
+        self.set_header("Cache-Control", "no-store")
         self.finish(language_page(dict(self.authenticator.languages), self._current(user.name),
                                   self.xsrf_form_html(), url_path_join(self.hub.base_url, LANGUAGE_PAGE),
                                   user.url))  # the server's root: its first screen, a student's course page

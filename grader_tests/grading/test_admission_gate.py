@@ -19,13 +19,21 @@ NOTEBOOK = "softmax.ipynb"
 GENEROUS = Limits(max_bytes=10_000_000, max_cells=5_000)
 
 
-def _docs_rows() -> dict[str, str]:
-    rows = re.findall(r"^\| `([a-z0-9-]+)` \| ([a-z ]+) \|", REFUSALS_PAGE.read_text(encoding="utf-8"), re.M)
-    return dict(rows)
+def _docs_rows() -> dict[str, tuple[str, ...]]:
+    """code -> (decided in, meaning, what its author reads) as the docs table says them."""
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| ([a-z ]+) \| (.+?) \| (.+?) \|$",
+                      REFUSALS_PAGE.read_text(encoding="utf-8"), re.M)
+    return {code: rest for code, *rest in map(tuple, rows)}
 
 
 def test_the_docs_table_lists_every_refusal_code_with_where_it_is_decided():
-    assert _docs_rows() == {code.code: code.applies_in for code in CODES.values()}
+    assert {code: row[0] for code, row in _docs_rows().items()} == \
+        {code.code: code.applies_in for code in CODES.values()}
+
+
+def test_the_docs_table_says_what_the_author_of_each_refused_hand_in_reads():
+    assert {code: tuple(row[1:]) for code, row in _docs_rows().items()} == \
+        {code.code: (code.meaning, code.student_summary) for code in CODES.values()}
 
 
 def test_a_refusal_with_a_code_not_in_the_table_cannot_be_made():

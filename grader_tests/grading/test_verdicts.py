@@ -8,9 +8,9 @@ import pytest
 from nbformat import from_dict
 from nbgrader.utils import determine_grade
 
-from grader import kernel_side
+from grader import formats, kernel_side
 from grader.checks import all_checks
-from grader.checks.api import NO_REPORT, Case, Check, Misconception
+from grader.checks.api import NO_REPORT, Case, Check, Misconception, Verdict
 from grader.grading.preprocessors.decide_verdicts import MAX_REPORT_CHARS, judge_cell, verdict_outputs
 from grader.grading.preprocessors.prepare_probes import injected_source
 from grader.grading.probe_cells import probe_names
@@ -147,7 +147,19 @@ def test_verdict_outputs_carry_a_record_for_the_class_report():
     cell = grade_cell(verdict_outputs(verdict, points=2))
     cell.source = 'probe("toy_softmax")'  # records count only in probe cells
     assert verdict_records(cell) == [{"check": "toy_softmax", "fraction": 0.5, "stage": "not finite",
-                                      "misconception": "no max subtraction"}]
+                                      "misconception": "no max subtraction", "problem": verdict.problem}]
+    assert verdict.problem.startswith("not finite — on large logits: ")
+
+
+def test_a_verdict_record_carries_the_first_problem_cut_to_the_length_its_format_allows():
+    longest = formats.max_length(formats.VERDICT_RECORD, "problem")
+    record = Verdict("toy_softmax", 0.0, [], problem="x" * (3 * longest), stage="raised an error").record()
+    formats.check(formats.VERDICT_RECORD, record)
+    assert len(record["problem"]) == longest and record["problem"].endswith("…")
+
+
+def test_a_passed_verdicts_record_names_no_problem():
+    assert Verdict("toy_softmax", 1.0, []).record()["problem"] is None
 
 
 def test_verdict_text_never_contains_the_expected_values():

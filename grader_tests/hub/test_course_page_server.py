@@ -24,7 +24,7 @@ from bs4 import BeautifulSoup
 from nbformat.v4 import new_markdown_cell, new_notebook
 
 from grader.hub import course_page
-from grader.hub.course_page import WORDS
+from grader.hub.course_page import COURSE_PAGE_POLICY, WORDS
 from grader.hub.lifecycle import free_port
 
 pytestmark = pytest.mark.slow
@@ -133,3 +133,9 @@ def test_a_chinese_reader_lands_on_the_page_in_chinese(server_in):
     assert soup.html["lang"] == "zh-Hans"
     assert soup.select_one(f"#assignment-{ASSIGNMENT} button.fetch").get_text() == WORDS["zh"]["fetch"]
     assert soup.h1.get_text() == WORDS["zh"]["title"]
+
+
+def test_the_course_page_runs_no_script_and_posts_its_forms_only_to_its_own_server(server_in):
+    _session, page = open_page(server_in("en"))
+    assert page.headers["Content-Security-Policy"] == COURSE_PAGE_POLICY
+    assert "default-src 'none'" in COURSE_PAGE_POLICY and "form-action 'self'" in COURSE_PAGE_POLICY

@@ -9,6 +9,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 import course_numbers
+from grader.checks.common import LESSONS_NUMBERS, LESSONS_NUMBERS_EXPLANATION
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.grading.preprocessors import feedback_page
 from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE, catalogue_path, translate, translations
@@ -56,7 +57,9 @@ def status_page_messages() -> set[str]:
 
 
 def misconception_messages() -> set[str]:
-    return {text for known in KNOWN_WRONG_ANSWERS.values() for m in known for text in (m.name, m.explanation)}
+    """Every misconception a page may name: the declared ones and every numeric quiz item's lesson's numbers."""
+    declared = {text for known in KNOWN_WRONG_ANSWERS.values() for m in known for text in (m.name, m.explanation)}
+    return declared | {LESSONS_NUMBERS, LESSONS_NUMBERS_EXPLANATION}
 
 
 def untranslated(messages: set[str], language: str) -> list[str]:

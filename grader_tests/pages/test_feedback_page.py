@@ -1,6 +1,7 @@
 """The feedback page: a summary of every check on top, tidy graded outputs, text that wraps, and a page for ungradable work."""
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import sys
@@ -11,13 +12,24 @@ from browser import open_page  # the browser fixtures come from conftest.py
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from grader.checks.api import CaseVerdict, Misconception, Verdict
+from grader.checks.common import LESSONS_NUMBERS, LESSONS_NUMBERS_EXPLANATION
+from grader.checks.misconceptions import wrong_answers
 from grader.course import load_config
 from grader.demo.corpus import get_submission, hand_in
 from grader.grading.grade_one import grade_one
 from grader.grading.preprocessors.decide_verdicts import verdict_outputs
-from grader.grading.preprocessors.feedback_page import (CALLS_A_STUB_NOTE, NO_RESPONSE_COMMENT, NOT_ATTEMPTED_NOTE,
-                                                         PAGE_CSS, PAGE_KEY, FeedbackPage, assignment_title)
+from grader.grading.preprocessors.feedback_page import (
+    CALLS_A_STUB_NOTE,
+    NO_RESPONSE_COMMENT,
+    NOT_ATTEMPTED_NOTE,
+    PAGE_CSS,
+    PAGE_KEY,
+    FeedbackPage,
+    assignment_title,
+    misconception_line,
+)
 from grader.grading.status_page import WHAT_TO_DO, ungradable_page
+from grader.language.catalogue import translate
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -57,12 +69,33 @@ def test_the_summary_names_every_check_with_its_score():
 
 
 def test_the_summary_says_to_fix_first_the_first_check_that_lost_points_with_its_misconception():
-    nb, _ = _page(_graded_cell(Verdict("softmax", 1.0, [CaseVerdict("c", 1.0, None)]), 4),
-                  _graded_cell(_failed("entropy", 0.5, "inaccurate — on a case: off", WRONG_AXIS), 3),
+    overflow = next(m for m in wrong_answers("softmax") if m.name == "no max subtraction")
+    nb, _ = _page(_graded_cell(Verdict("entropy", 1.0, [CaseVerdict("c", 1.0, None)]), 4),
+                  _graded_cell(_failed("softmax", 0.5, "not finite — on a case: nan", overflow), 3),
                   _graded_cell(_failed("score_gradient", 0.5, "inaccurate — on a case: off"), 3))
-    fix_first = _summary(nb).split("</p>")[0]
-    assert "Fix first" in fix_first and "<code>entropy</code>" in fix_first
-    assert "wrong axis: your softmax normalises over the first axis (reread L3 §3)" in fix_first
+    fix_first = html.unescape(_summary(nb).split("</p>")[0])
+    assert "Fix first" in fix_first and "<code>softmax</code>" in fix_first
+    assert f"no max subtraction: {overflow.explanation} (reread {overflow.lesson})" in fix_first
+
+
+def test_the_summary_takes_the_first_problem_from_the_verdict_record_not_from_the_cells_text():
+    cell = _graded_cell(_failed("softmax", 0.5, "inaccurate — on a case: off"), 4)
+    shown = cell.outputs[0].data["text/plain"]
+    cell.outputs[0].data["text/plain"] = shown.replace("First problem: inaccurate", "First problem: forged")
+    summary = _summary(_page(cell)[0])
+    assert "inaccurate — on a case: off" in summary and "forged" not in summary
+
+
+def test_a_misconception_the_check_does_not_name_is_not_shown():
+    unknown = Misconception("a mistake no checks file names", "it is not the course's", "L3 §3", None)
+    nb, _ = _page(_graded_cell(_failed("softmax", 0.5, "inaccurate — on a case: off", unknown), 4))
+    assert "no checks file names" not in _summary(nb) and "inaccurate — on a case: off" in _summary(nb)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_quiz_answer_for_the_lessons_numbers_is_named_in_the_page_language(language):
+    line = misconception_line("answer_std_ratio", LESSONS_NUMBERS, language)
+    assert translate(LESSONS_NUMBERS_EXPLANATION, language) in line and "L3 §1" in line
 
 
 def test_a_page_where_every_check_passed_says_so():

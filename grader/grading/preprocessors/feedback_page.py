@@ -42,7 +42,7 @@ from pathlib import Path
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from grader.checks.misconceptions import wrong_answers
+from grader.checks.misconceptions import named_misconception
 from grader.course import converter_coursedir
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
 from grader.grading.probe_cells import probe_cells_from_gradebook
@@ -134,8 +134,8 @@ class CheckSummary:
 
 def misconception_line(check: str, name: str | None, language: str) -> str:
     """The misconception ``name`` of ``check`` as the page says it in ``language`` (its name, what it
-    means and the lesson section to reread), or "" when the registry names none by that name."""
-    known = next((m for m in wrong_answers(check) if m.name == name), None)
+    means and the lesson section to reread), or "" when the check names none by that name."""
+    known = named_misconception(check, name)
     if known is None:
         return ""
     return translate(MISCONCEPTION_LINE, language, name=translate(known.name, language),
@@ -155,32 +155,14 @@ def check_summaries(nb, sources: dict[str, str] | None = None,
         records = verdict_records(cell, _source(cell, sources))
         if not (meta.get("grade") and not meta.get("solution") and records):
             continue
-        text = "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs
-                       if o.get("output_type") == "display_data")
-        check = records[0]["check"]
+        record = records[0]
         summaries.append(CheckSummary(
-            grade_id=meta["grade_id"], check=check,
+            grade_id=meta["grade_id"], check=record["check"],
             score=float(meta.get("score") or 0.0), points=float(meta.get("points") or 0.0),
-            problem=_line_after(text, "First problem: "),
-            misconception=(misconception_line(check, records[0].get("misconception"), language)
-                           or _misconception(_line_after(text, "Likely misconception "))),
+            problem=record.get("problem") or "",
+            misconception=misconception_line(record["check"], record.get("misconception"), language),
             language=language))
     return summaries
-
-
-def _line_after(text: str, prefix: str) -> str:
-    for line in text.splitlines():
-        if line.startswith(prefix):
-            return line[len(prefix):].strip()
-    return ""
-
-
-def _misconception(line: str) -> str:
-    """'(name): sentence' as written by ``Verdict.explain`` -> 'name: sentence'."""
-    if line.startswith("(") and "): " in line:
-        name, sentence = line[1:].split("): ", 1)
-        return f"{name}: {sentence}"
-    return line
 
 
 #: The lines of a verdict (``grader.checks.api.Verdict.explain`` and ``decide_verdicts``' partial
