@@ -7,14 +7,15 @@ from grader.course_imports import import_from_course
 # for a plain `nbgrader ...` command: the grader's steps below import them.
 import_from_course(Path(__file__).resolve().parent)
 
+from grader.course import Course, sqlite_url
+from grader.course_folders import CHECKS_FILE
+from grader.grading.admission import course_limits
 from grader.grading.pipeline import AUTOGRADE_STEPS, FEEDBACK_STEPS, SANITIZE_STEPS
 from grader.pages.exporter import SANITIZING_FILTERS, FeedbackExporter
 from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATHS
 from grader.reporting.grades_csv import GradesCsvExport
 from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY
 from grader.sandbox.submitted_links import make_pre_convert_hook
-from grader.course_folders import CHECKS_FILE
-from grader.course import sqlite_url
 from grader.settings import DB_URL, EXCHANGE_ROOT
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -47,8 +48,9 @@ c.SandboxedExecute.require_sandbox = True
 # Output the kernel may send: max_output_bytes per cell (8 MiB) and max_notebook_output_bytes for
 # the whole notebook (16 MiB; hidden checks' reports count only against their cell). Feedback
 # pages show at most c.FeedbackExporter.max_output_chars (16 Mi characters) of output.
-# Links, FIFOs, devices and oversized files leave the submission folder before nbgrader copies it.
-c.Autograde.pre_convert_hook = make_pre_convert_hook(COURSE_ROOT)
+# Links, FIFOs, devices and notebooks larger than the course grades (c.GradingService.max_notebook_megabytes)
+# leave the submission folder before nbgrader copies it.
+c.Autograde.pre_convert_hook = make_pre_convert_hook(COURSE_ROOT, lambda: course_limits(Course(COURSE_ROOT)).max_bytes)
 # Only what grading needs survives in the graded notebook's metadata (nbconvert keeps this
 # preprocessor disabled unless told otherwise); whatever a kernel sent never does.
 c.ClearMetadataPreprocessor.enabled = True

@@ -41,6 +41,61 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
 
 
+# ---- what a student reads of a problem ----------------------------------------------------
+# Each is a message of the engine's catalogue (``grader.language``): a feedback page in another
+# language says a problem by reading these back (``grader.language.text_patterns``).
+PROBLEM_IN_CASE = "{stage} — on {case}: {detail}"
+PROBLEM_AT_STAGE = "{stage}: {detail}"
+PROBLEM_WITH_LESSON = "{problem} (reread {lesson})"
+NOT_DEFINED_DETAIL = ("there is no `{name}` after running your notebook; check that its cell runs without an "
+                      "error and that the name is spelled as in the question.")
+NOT_CALLABLE_DETAIL = "`{name}` should be a function, but it is a {kind}."
+NOT_ATTEMPTED_DETAIL = ("`{name}` still raises NotImplementedError, as released. Replace that line with your "
+                        "code and run the cell.")
+RAISED_ON_BAD_INPUT = ("this input is invalid and should raise {expected} naming the argument, but your function "
+                       "raised {raised}: {message}")
+RETURNED_ON_BAD_INPUT = ("this input is invalid and should raise {expected} naming the argument, but your function "
+                         "returned a value.")
+RAISED_DETAIL = "your function raised {raised}: {message}"
+VALUE_YOU_RETURNED = "the value you returned"
+ITEM_YOU_RETURNED = "{output} you returned"
+ITEM_OF_TUPLE = "item {number} of the tuple you returned"
+ENTRY_OF = "the entry {key} of {what}"
+VALUE_FOR_YOUR_NUMBERS = "the value of `{name}` for your numbers"
+SHOULD_BE_TUPLE = "{what} should be a tuple of {items}, but it is {got}."
+SHOULD_BE_DICT = "{what} should be a dict with the keys {keys}, but it is {got}."
+MISSING_KEY = "{what} has no key {keys}."
+MISSING_KEYS = "{what} has no keys {keys}."
+SHOULD_BE_LETTER = "{what} should be a string (one letter), but it is {got}."
+ANOTHER_OPTION = "{what} names another of the options."
+SHOULD_BE_NUMBERS = "{what} should be numbers, but it is {got}."
+SHOULD_BE_ONE_NUMBER = "{what} should be a single number, but it is {got}."
+WRONG_SHAPE_DETAIL = "{what} has shape {shape}, which is not the shape the contract asks for here."
+SHOULD_BE_BOOLEAN = "{what} should be a boolean array (True/False), but its dtype is {dtype}."
+ONE_ENTRY_WRONG = "{entries} of the {size} in {what} is wrong."
+ENTRIES_WRONG = "{entries} of the {size} in {what} are wrong."
+NOT_FINITE_DETAIL = "{what} contains nan or inf where a finite number is expected."
+TOLERANCE = "(relative tolerance {rtol}, absolute {atol})"
+NOT_WITHIN = "{what} is not within the tolerance {tolerance}."
+ONE_VALUE_NOT_WITHIN = "{values} of the {size} in {what} is not within the tolerance {tolerance}."
+VALUES_NOT_WITHIN = "{values} of the {size} in {what} are not within the tolerance {tolerance}."
+AN_ARRAY = "an array of shape {shape} ({dtype})"
+A_SEQUENCE = "a {kind} of {items}"
+A_NONE = "None (is a `return` missing?)"
+A_KIND = "a {kind}"
+#: The counted nouns of the messages above, as ``plural`` says them.
+COUNTED = ("{count} item", "{count} items", "{count} value", "{count} values", "{count} entry",
+           "{count} entries", "{count} key", "{count} keys")
+#: Every message above: each has a translation in every language's catalogue (tested).
+PROBLEM_MESSAGES = (
+    PROBLEM_IN_CASE, PROBLEM_AT_STAGE, PROBLEM_WITH_LESSON, NOT_DEFINED_DETAIL, NOT_CALLABLE_DETAIL,
+    NOT_ATTEMPTED_DETAIL, RAISED_ON_BAD_INPUT, RETURNED_ON_BAD_INPUT, RAISED_DETAIL, VALUE_YOU_RETURNED,
+    ITEM_YOU_RETURNED, ITEM_OF_TUPLE, ENTRY_OF, VALUE_FOR_YOUR_NUMBERS, SHOULD_BE_TUPLE, SHOULD_BE_DICT,
+    MISSING_KEY, MISSING_KEYS, SHOULD_BE_LETTER, ANOTHER_OPTION, SHOULD_BE_NUMBERS, SHOULD_BE_ONE_NUMBER,
+    WRONG_SHAPE_DETAIL, SHOULD_BE_BOOLEAN, ONE_ENTRY_WRONG, ENTRIES_WRONG, NOT_FINITE_DETAIL, TOLERANCE,
+    NOT_WITHIN, ONE_VALUE_NOT_WITHIN, VALUES_NOT_WITHIN, AN_ARRAY, A_SEQUENCE, A_NONE, A_KIND, *COUNTED)
+
+
 #: Default tolerances of ``numpy.allclose`` for exact (non-random) answers.
 EXACT_RTOL = 1e-6
 EXACT_ATOL = 1e-9
@@ -152,28 +207,63 @@ class CaseVerdict:
         return self.stage is None
 
 
+def problem_text(stage: str | None, detail: str | None, case: str | None = None, lesson: str | None = None,
+                 say: Callable[[str], str] = str) -> str | None:
+    """The first problem as one line: "<stage> — on <case>: <detail> (reread <lesson>)" (no case
+    for a problem of the whole item, no stage for a cell that never reported), or None when there
+    is no ``detail``.
+
+    say: how a text is said on the page; each message, the stage, the case and the detail go
+    through it (English: as they are; another language: ``grader.language.text_patterns``)."""
+    if detail is None:
+        return None
+    if stage == NO_REPORT or stage is None:
+        said = say(detail)
+    elif case is not None:
+        said = say(PROBLEM_IN_CASE).format(stage=say(stage), case=say(case), detail=say(detail))
+    else:
+        said = say(PROBLEM_AT_STAGE).format(stage=say(stage), detail=say(detail))
+    return say(PROBLEM_WITH_LESSON).format(problem=said, lesson=lesson) if lesson else said
+
+
 @dataclass
 class Verdict:
-    """The decision for one check: the fraction of points earned and why."""
+    """The decision for one check: the fraction of points earned and why.
+
+    The first thing wrong, for the student, is in parts: its ``stage``, the ``case`` it happened
+    on (a case label; None for the item as a whole), what is wrong (``detail``; None when nothing
+    is) and the ``lesson`` section to reread; :attr:`problem` says them in one line.
+    """
 
     check: str
     fraction: float
     cases: list[CaseVerdict]
-    problem: str | None = None  # the first thing wrong, for the student
+    detail: str | None = None
     misconception: Misconception | None = None
-    stage: str | None = None  # the escalation stage of that first problem
+    stage: str | None = None  # the escalation stage of the first problem
     note: str | None = None  # what the item teaches once answered correctly (a discussion of the answer)
+    case: str | None = None
+    lesson: str | None = None
+
+    @property
+    def problem(self) -> str | None:
+        """The first thing wrong in one English line (:func:`problem_text`), or None."""
+        return problem_text(self.stage, self.detail, self.case, self.lesson)
 
     def record(self) -> dict:
         """A JSON-safe summary for the feedback page and class reports (no inputs, no expected
         values): the verdict record's format (``grader/formats/verdict_record.schema.json``)."""
-        return {
+        record = {
             "check": self.check,
             "fraction": round(self.fraction, 6),
             "stage": self.stage,
             "misconception": self.misconception.name if self.misconception else None,
             "problem": None if self.problem is None else _within(self.problem, max_length(VERDICT_RECORD, "problem")),
         }
+        for part in ("case", "detail", "lesson"):
+            if getattr(self, part) is not None:
+                record[part] = _within(getattr(self, part), max_length(VERDICT_RECORD, part))
+        return record
 
     @property
     def passed(self) -> bool:
@@ -286,13 +376,10 @@ class Check:
         grading side (``solutions.variants.numbers_for``); None means the lesson's numbers.
         """
         if report.get("undefined"):
-            return Verdict(self.name, 0.0, [], stage=NOT_DEFINED, problem=f"{NOT_DEFINED}: there is no `{self.name}` "
-                           "after running your notebook; check that its cell runs without an error and that the "
-                           "name is spelled as in the question.")
+            return Verdict(self.name, 0.0, [], stage=NOT_DEFINED, detail=NOT_DEFINED_DETAIL.format(name=self.name))
         if "not_callable" in report:
-            got = report["not_callable"]["t"]
-            return Verdict(self.name, 0.0, [], stage=WRONG_TYPE, problem=f"{WRONG_TYPE}: `{self.name}` should "
-                           f"be a function, but it is a {got}.")
+            return Verdict(self.name, 0.0, [], stage=WRONG_TYPE,
+                           detail=NOT_CALLABLE_DETAIL.format(name=self.name, kind=report["not_callable"]["t"]))
         if self.kind == "value":
             if numbers is None:
                 numbers = self.lesson_numbers()
@@ -300,16 +387,15 @@ class Check:
             return self._with_misconception(verdict, [(None, report["value"])], numbers)
         results = report["results"]
         if results and all(outcome.get("raised") == "NotImplementedError" for outcome in results):
-            return Verdict(self.name, 0.0, [], stage=NOT_ATTEMPTED, problem=not_attempted_problem(self.name))
+            return not_attempted(self.name)
         verdicts = [self._judge_case(case, outcome) for case, outcome in zip(cases, results)]
         total = sum(v.weight for v in verdicts) or 1.0
         fraction = sum(v.weight for v in verdicts if v.passed) / total
         failing = [v for v in verdicts if not v.passed]
-        problem = stage = None
+        verdict = Verdict(self.name, fraction, verdicts)
         if failing:
             first = min(failing, key=lambda v: STAGES.index(v.stage))
-            problem, stage = f"{first.stage} — on {first.label}: {first.detail}", first.stage
-        verdict = Verdict(self.name, fraction, verdicts, problem=problem, stage=stage)
+            verdict.stage, verdict.case, verdict.detail = first.stage, first.label, first.detail
         # Invalid-input cases say nothing about the computation: the known variants validate their
         # input, most students' first attempts do not, and that must not hide the misconception.
         wrong = [(case, outcome.get("ok")) for case, outcome, v in zip(cases, results, verdicts)
@@ -321,30 +407,27 @@ class Check:
             outcome = self.judge(None, _decode_output(wire))
         else:
             outcome = compare_answer(self.expected_value(numbers), wire, self.rtol, self.atol,
-                                     f"the value of `{self.name}` for your numbers", self.output_names)
+                                     VALUE_FOR_YOUR_NUMBERS.format(name=self.name), self.output_names)
         if outcome is None:
             return Verdict(self.name, 1.0, [], note=self.discussion or None)
         stage, detail = outcome
-        return Verdict(self.name, 0.0, [], problem=f"{stage}: {detail}", stage=stage)
+        return Verdict(self.name, 0.0, [], detail=detail, stage=stage)
 
     def _judge_case(self, case: Case, outcome: Mapping) -> CaseVerdict:
         if "raised" in outcome:
             if case.raises and outcome["raised"] == case.raises:
                 return CaseVerdict(case.label, case.weight, None)
             if case.raises:
-                return CaseVerdict(case.label, case.weight, MISSED_BAD_INPUT,
-                                   f"this input is invalid and should raise {case.raises} naming the argument, "
-                                   f"but your function raised {outcome['raised']}: {outcome['message']}")
+                return CaseVerdict(case.label, case.weight, MISSED_BAD_INPUT, RAISED_ON_BAD_INPUT.format(
+                    expected=case.raises, raised=outcome["raised"], message=outcome["message"]))
             return CaseVerdict(case.label, case.weight, RAISED,
-                               f"your function raised {outcome['raised']}: {outcome['message']}")
+                               RAISED_DETAIL.format(raised=outcome["raised"], message=outcome["message"]))
         if case.raises:
-            return CaseVerdict(case.label, case.weight, MISSED_BAD_INPUT,
-                               f"this input is invalid and should raise {case.raises} naming the argument, "
-                               "but your function returned a value.")
+            return CaseVerdict(case.label, case.weight, MISSED_BAD_INPUT, RETURNED_ON_BAD_INPUT.format(expected=case.raises))
         if self.judge is not None:
             value = _decode_output(outcome["ok"])
             result = self.judge(case, value) if not isinstance(value, _Opaque) else \
-                (WRONG_TYPE, f"the value you returned should be numbers, but it is a {value.type_name}.")
+                (WRONG_TYPE, SHOULD_BE_NUMBERS.format(what=VALUE_YOU_RETURNED, got=A_KIND.format(kind=value.type_name)))
         else:
             result = compare_answer(case.call(self.reference), outcome["ok"], self.rtol, self.atol,
                                     names=self.output_names)
@@ -353,16 +436,13 @@ class Check:
         return CaseVerdict(case.label, case.weight, *result)
 
     def _with_misconception(self, verdict: Verdict, wrong: list, numbers: Mapping | None = None) -> Verdict:
-        if verdict.passed or not wrong:
-            if not verdict.passed and self.lesson and verdict.problem:
-                verdict.problem += f" (reread {self.lesson})"
-            return verdict
-        for misconception in self.misconceptions:
-            if all(_matches_mistake(misconception.mistake, case, wire, self, numbers) for case, wire in wrong):
-                verdict.misconception = misconception
-                return verdict
-        if self.lesson and verdict.problem:
-            verdict.problem += f" (reread {self.lesson})"
+        if not verdict.passed and wrong:
+            for misconception in self.misconceptions:
+                if all(_matches_mistake(misconception.mistake, case, wire, self, numbers) for case, wire in wrong):
+                    verdict.misconception = misconception
+                    return verdict
+        if not verdict.passed and self.lesson and verdict.detail:
+            verdict.lesson = self.lesson
         return verdict
 
 
@@ -371,10 +451,9 @@ def _within(text: str, most: int) -> str:
     return text if len(text) <= most else text[:most - 1] + "…"
 
 
-def not_attempted_problem(name: str) -> str:
-    """The first problem of an API item whose solution cell is still the released stub."""
-    return (f"{NOT_ATTEMPTED}: `{name}` still raises NotImplementedError, as released. Replace that line "
-            "with your code and run the cell.")
+def not_attempted(name: str) -> Verdict:
+    """The verdict of the API item ``name`` whose solution cell is still the released stub."""
+    return Verdict(name, 0.0, [], stage=NOT_ATTEMPTED, detail=NOT_ATTEMPTED_DETAIL.format(name=name))
 
 
 def _matches_mistake(mistake, case: Case | None, wire, check: Check, numbers: Mapping | None = None) -> bool:
@@ -412,15 +491,15 @@ _NUMBER_TYPES = {"float", "int", "bool", "float16", "float32", "float64", "longd
 def _describe(wire) -> str:
     kind = wire["t"]
     if kind == "ndarray":
-        return f"an array of shape {tuple(wire['shape'])} ({wire['dtype']})"
+        return AN_ARRAY.format(shape=tuple(wire["shape"]), dtype=wire["dtype"])
     if kind in ("tuple", "list"):
-        return f"a {kind} of {plural(len(wire['items']), 'item')}"
+        return A_SEQUENCE.format(kind=kind, items=plural(len(wire["items"]), "item"))
     if kind == "NoneType":
-        return "None (is a `return` missing?)"
-    return f"a {kind}"
+        return A_NONE
+    return A_KIND.format(kind=kind)
 
 
-def compare_answer(expected, wire, rtol: float, atol: float, what: str = "the value you returned",
+def compare_answer(expected, wire, rtol: float, atol: float, what: str = VALUE_YOU_RETURNED,
                    names: Sequence[str] = ()):
     """None when ``wire`` (the student's encoded output) matches ``expected``; else (stage, detail).
 
@@ -431,63 +510,61 @@ def compare_answer(expected, wire, rtol: float, atol: float, what: str = "the va
     kind = wire["t"]
     if isinstance(expected, tuple):
         if kind not in ("tuple", "list") or len(wire["items"]) != len(expected):
-            return WRONG_TYPE, (f"{what} should be a tuple of {plural(len(expected), 'item')}, "
-                                f"but it is {_describe(wire)}.")
+            return WRONG_TYPE, SHOULD_BE_TUPLE.format(what=what, items=plural(len(expected), "item"), got=_describe(wire))
         for i, (exp, item) in enumerate(zip(expected, wire["items"])):
-            name = f"{names[i]} you returned" if i < len(names) else f"item {i + 1} of the tuple you returned"
+            name = ITEM_YOU_RETURNED.format(output=names[i]) if i < len(names) else ITEM_OF_TUPLE.format(number=i + 1)
             result = compare_answer(exp, item, rtol, atol, name)
             if result is not None:
                 return result
         return None
     if isinstance(expected, dict):
         if kind != "dict":
-            return WRONG_TYPE, (f"{what} should be a dict with the keys {', '.join(map(str, expected))}, "
-                                f"but it is {_describe(wire)}.")
+            return WRONG_TYPE, SHOULD_BE_DICT.format(what=what, keys=", ".join(map(str, expected)), got=_describe(wire))
         missing = [key for key in expected if key not in wire["items"]]
         if missing:
-            return WRONG_TYPE, f"{what} has no {'key' if len(missing) == 1 else 'keys'} {', '.join(missing)}."
+            return WRONG_TYPE, (MISSING_KEY if len(missing) == 1 else MISSING_KEYS).format(what=what, keys=", ".join(missing))
         for key in expected:
-            result = compare_answer(expected[key], wire["items"][key], rtol, atol, f"the entry {key!r} of {what}")
+            result = compare_answer(expected[key], wire["items"][key], rtol, atol, ENTRY_OF.format(key=repr(key), what=what))
             if result is not None:
                 return result
         return None
     if isinstance(expected, str):
         if kind != "str":
-            return WRONG_TYPE, f"{what} should be a string (one letter), but it is {_describe(wire)}."
+            return WRONG_TYPE, SHOULD_BE_LETTER.format(what=what, got=_describe(wire))
         if wire["v"].strip().upper() != expected.strip().upper():
-            return WRONG_CHOICE, f"{what} names another of the options."
+            return WRONG_CHOICE, ANOTHER_OPTION.format(what=what)
         return None
     if "repr" in wire or kind in ("str", "NoneType", "dict"):
-        return WRONG_TYPE, f"{what} should be numbers, but it is {_describe(wire)}."
+        return WRONG_TYPE, SHOULD_BE_NUMBERS.format(what=what, got=_describe(wire))
     got = _as_numbers(wire)
     if got is None:
-        return WRONG_TYPE, f"{what} should be numbers, but it is {_describe(wire)}."
+        return WRONG_TYPE, SHOULD_BE_NUMBERS.format(what=what, got=_describe(wire))
     expected_array = np.asarray(expected)
     if expected_array.ndim == 0:
         if got.size != 1 or got.ndim > 1 or (got.ndim == 1 and kind != "ndarray"):
-            return WRONG_TYPE, f"{what} should be a single number, but it is {_describe(wire)}."
+            return WRONG_TYPE, SHOULD_BE_ONE_NUMBER.format(what=what, got=_describe(wire))
         got = got.reshape(())
     elif got.shape != expected_array.shape:
-        return WRONG_SHAPE, f"{what} has shape {got.shape}, which is not the shape the contract asks for here."
+        return WRONG_SHAPE, WRONG_SHAPE_DETAIL.format(what=what, shape=got.shape)
     if expected_array.dtype == bool:
         if got.dtype != bool:
-            return WRONG_TYPE, f"{what} should be a boolean array (True/False), but its dtype is {got.dtype}."
+            return WRONG_TYPE, SHOULD_BE_BOOLEAN.format(what=what, dtype=got.dtype)
         wrong = int(np.sum(got != expected_array))
         if wrong:
-            return INACCURATE, (f"{plural(wrong, 'entry', 'entries')} of the {got.size} in {what} "
-                                f"{'is' if wrong == 1 else 'are'} wrong.")
+            return INACCURATE, (ONE_ENTRY_WRONG if wrong == 1 else ENTRIES_WRONG).format(
+                entries=plural(wrong, "entry", "entries"), size=got.size, what=what)
         return None
     got = got.astype(np.float64)
     expected_array = expected_array.astype(np.float64)
     if not np.all(np.isfinite(got)[np.isfinite(expected_array)]):
-        return NOT_FINITE, f"{what} contains nan or inf where a finite number is expected."
+        return NOT_FINITE, NOT_FINITE_DETAIL.format(what=what)
     if not np.allclose(got, expected_array, rtol=rtol, atol=atol, equal_nan=True):
-        tolerance = f"(relative tolerance {rtol:g}, absolute {atol:g})"
+        tolerance = TOLERANCE.format(rtol=f"{rtol:g}", atol=f"{atol:g}")
         if got.size == 1:
-            return INACCURATE, f"{what} is not within the tolerance {tolerance}."
+            return INACCURATE, NOT_WITHIN.format(what=what, tolerance=tolerance)
         bad = int(np.sum(~np.isclose(got, expected_array, rtol=rtol, atol=atol, equal_nan=True)))
-        return INACCURATE, (f"{plural(bad, 'value')} of the {got.size} in {what} "
-                            f"{'is' if bad == 1 else 'are'} not within the tolerance {tolerance}.")
+        return INACCURATE, (ONE_VALUE_NOT_WITHIN if bad == 1 else VALUES_NOT_WITHIN).format(
+            values=plural(bad, "value"), size=got.size, what=what, tolerance=tolerance)
     return None
 
 

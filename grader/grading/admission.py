@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -181,6 +182,19 @@ def limits_of(course: Course) -> Limits:
     return limits_from(GradingService(config=load_config(course)))
 
 
+_limits: dict[str, tuple[float, Limits]] = {}
+
+
+def course_limits(course: Course) -> Limits:
+    """:func:`limits_of`, read once per process (again when the course's config file changed)."""
+    path = course.root / "nbgrader_config.py"
+    mtime = path.stat().st_mtime if path.exists() else 0.0
+    cached = _limits.get(str(path))
+    if cached is None or cached[0] != mtime:
+        cached = _limits[str(path)] = (mtime, limits_of(course))
+    return cached[1]
+
+
 # ---- the gate -------------------------------------------------------------------------------------
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
@@ -235,6 +249,27 @@ def file_names_refusal(folder: Path) -> Refusal | None:
                    "and hand in again.")
 
 
+def notebook_sizes_refusal(course: Course, assignment: str, folder: Path, limits: Limits) -> Refusal | None:
+    """Why one of the assignment's notebooks in ``folder`` is too large to grade, or None; read
+    with ``lstat`` only (nothing followed or opened), so that it runs before the quarantine moves
+    oversized notebooks out (``grader.sandbox.submitted_links``, with the same limit)."""
+    for name in course.notebooks(assignment):
+        path = folder / f"{name}.ipynb"
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue  # missing: the gate says so
+        if stat.S_ISREG(info.st_mode) and info.st_size > limits.max_bytes:
+            return _too_large(path, info.st_size, limits)
+    return None
+
+
+def _too_large(path: Path, size: int, limits: Limits) -> Refusal:
+    return refused("notebook-too-large",
+                   f"{path.name} is {size / 1e6:.1f} MB, more than the {limits.max_bytes / 1e6:.1f} MB this "
+                   "course grades; clear the outputs (Kernel > Restart & Clear Output), save and hand in again.")
+
+
 def notebook_refusal(path: Path, assignment: str | None = None, limits: Limits | None = None) -> Refusal | None:
     """Why the notebook at ``path`` cannot be graded (missing, over ``limits.max_bytes``, not a
     readable valid notebook), or None."""
@@ -253,9 +288,7 @@ def _read_notebook(path: Path, assignment: str | None, limits: Limits | None):
                              f"{assignment} fetched with Fetch (nbgrader fetch_assignment), with {path.name} in it.")
     size = path.stat().st_size
     if limits is not None and size > limits.max_bytes:
-        return None, refused("notebook-too-large",
-                             f"{path.name} is {size / 1e6:.1f} MB, more than the {limits.max_bytes / 1e6:.1f} MB this "
-                             "course grades; clear the outputs (Kernel > Restart & Clear Output), save and hand in again.")
+        return None, _too_large(path, size, limits)
     try:
         notebook = nbformat.read(path, as_version=4)
     except Exception as exc:  # nbformat raises several unrelated types for unreadable files

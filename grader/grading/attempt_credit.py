@@ -134,24 +134,34 @@ def credit_with_history(verdict: Verdict, attempt: Attempt, history: AttemptHist
         cap = policy.cap(len(before))
         if cap >= 1.0:
             return verdict
-        note = (f"Your answer is right for your numbers, but {_different(len(before))} to this item came "
-                f"before it, so it earns {_percent(cap)} of its points (the course's schedule for answers "
-                "graded with immediate feedback).")
+        note = RIGHT_BUT_CAPPED.format(earlier=_different(len(before)), share=_percent(cap))
         return replace(verdict, fraction=min(verdict.fraction, cap),
                        note="\n".join(filter(None, (note, verdict.note))))
     history.record_wrong(attempt.assignment, attempt.student, attempt.item, key, attempt.timestamp)
     wrong = len(before | {key})
-    note = (f"This item can still earn {_percent(policy.cap(wrong))} of its points: {_different(wrong)} "
-            "to it so far. Handing in the same answer again, or none, costs nothing.")
+    note = STILL_EARNS.format(share=_percent(policy.cap(wrong)), earlier=_different(wrong))
     return replace(verdict, note="\n".join(filter(None, (verdict.note, note))))
 
 
+# What the feedback says of attempt credit: messages of the engine's catalogue (a page in another
+# language says them by reading them back, ``grader.language.text_patterns``).
+RIGHT_BUT_CAPPED = ("Your answer is right for your numbers, but {earlier} to this item came before it, so it earns "
+                    "{share} of its points (the course's schedule for answers graded with immediate feedback).")
+STILL_EARNS = ("This item can still earn {share} of its points: {earlier} to it so far. Handing in the same answer "
+               "again, or none, costs nothing.")
+ONE_WRONG_ANSWER = "{count} different wrong answer"
+SEVERAL_WRONG_ANSWERS = "{count} different wrong answers"
+PERCENT = "{percent} %"
+#: Every message above (each translated in every language's catalogue: tested).
+CREDIT_MESSAGES = (RIGHT_BUT_CAPPED, STILL_EARNS, ONE_WRONG_ANSWER, SEVERAL_WRONG_ANSWERS, PERCENT)
+
+
 def _different(count: int) -> str:
-    return f"{count} different wrong answer{'s' if count != 1 else ''}"
+    return (ONE_WRONG_ANSWER if count == 1 else SEVERAL_WRONG_ANSWERS).format(count=count)
 
 
 def _percent(share: float) -> str:
-    return f"{share * 100:.0f} %"
+    return PERCENT.format(percent=f"{share * 100:.0f}")
 
 
 def submission_timestamp(db_url: str, assignment: str, student: str) -> str:

@@ -23,8 +23,16 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.grading import nbgrader_apps, run_record
+from grader.grading.admission import (
+    Limits,
+    admit,
+    course_limits,
+    file_names_refusal,
+    notebook_sizes_refusal,
+    refused,
+    student_id_refusal,
+)
 from grader.grading.nbgrader_compat import reuse_gradebook_connections, validate_metadata_with_cached_schema
-from grader.grading.admission import Limits, admit, file_names_refusal, limits_of, refused, student_id_refusal
 from grader.grading.status_page import write_ungradable_page
 from grader.grading.step_times import TimedAutograde, new_times, settle
 from grader.grading.ungradable_record import clear_ungradable, record_ungradable
@@ -72,14 +80,16 @@ def grade_one(course_root: str, assignment: str, student: str, limits: Limits | 
     times = new_times()
     clear_ungradable(course, assignment, student)
     folder = course.submission_folder(student, assignment)
-    # A name that is not UTF-8 cannot be moved, hashed or carried by nbgrader: refused first.
-    refusal = file_names_refusal(folder)
+    limits = limits or course_limits(course)
+    # A name that is not UTF-8 cannot be moved, hashed or carried by nbgrader, and an oversized
+    # notebook is refused as such before the quarantine moves it out: both first.
+    refusal = file_names_refusal(folder) or notebook_sizes_refusal(course, assignment, folder, limits)
     moved, inputs = [], None
     if refusal is None:
         # Before nbgrader copies or reads anything: links, FIFOs, devices and oversized files move out.
-        moved = quarantine_submission(folder, quarantine_folder(course.root, student, assignment))
+        moved = quarantine_submission(folder, quarantine_folder(course.root, student, assignment), limits.max_bytes)
         inputs = run_record.inputs_digest(course, assignment, student)  # of what is graded
-        refusal = admit(course, assignment, student, folder, limits or _course_limits(course))
+        refusal = admit(course, assignment, student, folder, limits)
     if refusal is not None and moved:
         refusal = refused(refusal.code, refusal.student_text + " Moved out of the submission folder: "
                           + "; ".join(moved) + ".")
@@ -104,19 +114,6 @@ def grade_one(course_root: str, assignment: str, student: str, limits: Limits | 
         "seconds": round(seconds, 3), "times": {k: round(v, 4) for k, v in outcome.times.items()},
         "finished": time.time()})
     return outcome
-
-
-_limits: dict[str, tuple[float, Limits]] = {}
-
-
-def _course_limits(course: Course) -> Limits:
-    """The course's admission limits, read once per worker process (again if the config changed)."""
-    path = course.root / "nbgrader_config.py"
-    mtime = path.stat().st_mtime if path.exists() else 0.0
-    cached = _limits.get(str(path))
-    if cached is None or cached[0] != mtime:
-        cached = _limits[str(path)] = (mtime, limits_of(course))
-    return cached[1]
 
 
 _configs: dict[str, tuple[float, object]] = {}

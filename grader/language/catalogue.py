@@ -53,6 +53,22 @@ def translations(language: str) -> gettext.NullTranslations:
     return gettext.GNUTranslations(compiled)
 
 
+@lru_cache(maxsize=None)
+def catalogue_messages(language: str) -> dict[str, str]:
+    """English message -> its translation in ``language``'s catalogue (untranslated and fuzzy
+    messages left out; empty for English)."""
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}; the course's pages are in {', '.join(LANGUAGES)}")
+    if language == SOURCE_LANGUAGE:
+        return {}
+    from babel.messages.pofile import read_po
+
+    with open(catalogue_path(language), "rb") as handle:
+        catalogue = read_po(handle, locale=language, domain=DOMAIN)
+    return {entry.id: entry.string for entry in catalogue
+            if entry.id and isinstance(entry.string, str) and entry.string and not entry.fuzzy}
+
+
 def translate(message: str, language: str, **values) -> str:
     """``message`` (English, the message id) in ``language``, with ``{name}`` parts filled from ``values``."""
     text = translations(language).gettext(message)

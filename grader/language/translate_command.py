@@ -1,9 +1,9 @@
-"""``grader translate``: the catalogue of the notebooks' prose (:mod:`grader.language.notebook_catalogue`).
+"""``grader translate``: the catalogue of the course's words (:mod:`grader.language.notebook_catalogue`).
 
     grader translate extract      regenerate locales/notebooks.pot from source/ and merge it into each
                                   language's locales/<language>/LC_MESSAGES/notebooks.po
-    grader translate check        name every paragraph or visible-test message a language would show in
-                                  English; exit 1 if any
+    grader translate check        name every paragraph, visible-test message or checks file's text a
+                                  language would show in English; exit 1 if any
     grader translate compile DIR  the catalogues compiled for the students' fetch:
                                   DIR/<language>/LC_MESSAGES/notebooks.mo
 """
@@ -28,7 +28,8 @@ def cmd_check(course: Course, args) -> int:
         first_line = entry.paragraph.splitlines()[0]
         print(f"{entry.language}: {entry.where}: {state}: {first_line[:80]}")
     if not missing:
-        print(f"every paragraph and visible-test message of the notebooks is translated into {', '.join(translated_languages())}")
+        print("every paragraph and visible-test message of the notebooks, and every text of the checks files, "
+              f"is translated into {', '.join(translated_languages())}")
     return 1 if missing else 0
 
 

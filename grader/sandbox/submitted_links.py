@@ -11,8 +11,9 @@ reads ``timestamp.txt`` and every notebook whole.
   :func:`make_pre_convert_hook`). It moves out of the submission folder, into the grading process's
   private ``.grader/quarantine/<assignment>/<student>/``, every entry that is not a regular file or a
   folder (symbolic links, FIFOs, sockets, devices), a ``timestamp.txt`` larger than
-  ``MAX_TIMESTAMP_BYTES`` and a notebook larger than ``MAX_NOTEBOOK_BYTES``. Nothing is opened or
-  followed: entries are only ``lstat``-ed and renamed. The instructor finds them there.
+  ``MAX_TIMESTAMP_BYTES`` and a notebook larger than the course grades (the admission gate's limit,
+  ``c.GradingService.max_notebook_megabytes``). Nothing is opened or followed: entries are only
+  ``lstat``-ed and renamed. The instructor finds them there.
 - :func:`remove_copies_of_links` stays as a second line: it deletes from the working folder the
   copy of any such entry that appeared after the check.
 """
@@ -23,11 +24,11 @@ import os
 import shutil
 import stat
 from pathlib import Path
+from typing import Callable
 
 from grader.course_folders import SUBMITTED
 
 MAX_TIMESTAMP_BYTES = 4096  # nbgrader's timestamp is one line of ~30 characters
-MAX_NOTEBOOK_BYTES = 64 * 1024 ** 2  # a submitted notebook larger than this is not read at all
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +45,9 @@ def special_kind(mode: int) -> str | None:
     return "special file"
 
 
-def unsafe_entries(submission_dir: Path) -> list[tuple[str, str]]:
-    """(relative path, why) of every entry of ``submission_dir`` nbgrader must not copy or read.
+def unsafe_entries(submission_dir: Path, max_notebook_bytes: int) -> list[tuple[str, str]]:
+    """(relative path, why) of every entry of ``submission_dir`` nbgrader must not copy or read
+    (``max_notebook_bytes``: the largest notebook the course grades).
 
     Walks without following links; a link to a folder is reported, not entered.
     """
@@ -69,21 +71,22 @@ def unsafe_entries(submission_dir: Path) -> list[tuple[str, str]]:
             elif relative == "timestamp.txt" and info.st_size > MAX_TIMESTAMP_BYTES:
                 found.append((relative, f"{info.st_size} bytes, more than the {MAX_TIMESTAMP_BYTES} "
                                         "a submission timestamp may have"))
-            elif relative.endswith(".ipynb") and info.st_size > MAX_NOTEBOOK_BYTES:
-                found.append((relative, f"{info.st_size} bytes, more than the {MAX_NOTEBOOK_BYTES} "
+            elif relative.endswith(".ipynb") and info.st_size > max_notebook_bytes:
+                found.append((relative, f"{info.st_size} bytes, more than the {max_notebook_bytes} "
                                         "a notebook may have"))
     return found
 
 
-def quarantine_submission(submission_dir: Path, quarantine_dir: Path) -> list[str]:
-    """Move every unsafe entry of ``submission_dir`` to ``quarantine_dir`` (same relative path).
+def quarantine_submission(submission_dir: Path, quarantine_dir: Path, max_notebook_bytes: int) -> list[str]:
+    """Move every unsafe entry of ``submission_dir`` to ``quarantine_dir`` (same relative path;
+    ``max_notebook_bytes``: as for :func:`unsafe_entries`).
 
     Returns one line per moved entry (``"<path>: <why>"``); an empty list when the folder is clean.
     Entries are renamed, never opened; across filesystems a link or special file is deleted
     instead (an oversized regular file is then left in place and reported as such).
     """
     moved = []
-    for relative, why in unsafe_entries(submission_dir):
+    for relative, why in unsafe_entries(submission_dir, max_notebook_bytes):
         source = Path(submission_dir, relative)
         target = Path(quarantine_dir, relative)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -112,11 +115,12 @@ def quarantine_folder(course_root: Path, student: str, assignment: str) -> Path:
     return Course(Path(course_root)).state_dir / QUARANTINE / assignment / student
 
 
-def make_pre_convert_hook(course_root: str | os.PathLike):
+def make_pre_convert_hook(course_root: str | os.PathLike, max_notebook_bytes: Callable[[], int]):
     """An ``Autograde.pre_convert_hook`` that quarantines each submission before nbgrader copies it.
 
     nbgrader calls the hook once per submission with the paths of its notebooks, after deciding to
-    grade it and before copying any of its files.
+    grade it and before copying any of its files. ``max_notebook_bytes()``: the largest notebook
+    the course grades, asked when the hook runs (the course's settings are read by then).
     """
     submitted_root = os.path.realpath(os.path.join(course_root, SUBMITTED))
 
@@ -127,7 +131,8 @@ def make_pre_convert_hook(course_root: str | os.PathLike):
                 log.warning("Not checking %s: it is not a submission folder of this course", folder)
                 continue
             student_id, assignment_id = Path(real).parent.name, Path(real).name
-            quarantine_submission(Path(real), quarantine_folder(course_root, student_id, assignment_id))
+            quarantine_submission(Path(real), quarantine_folder(course_root, student_id, assignment_id),
+                                  max_notebook_bytes())
 
     quarantine_before_copy.quarantines_submissions = True  # an app that quarantined already leaves it out
     return quarantine_before_copy

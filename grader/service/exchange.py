@@ -97,8 +97,8 @@ class CourseExchange:
 
     def owner_problem(self, student: str, uid: int) -> Refusal | None:
         """Why a folder owned by ``uid`` cannot be ``student``'s hand-in, or None when it can."""
-        if student_id_refusal(student) is not None:
-            return refused("not-a-handin-name", f"the name {student!r} is not a student id")
+        if student_id_refusal(student) is not None:  # the same code as grader autograde's, in the service's words
+            return refused("not-a-student-id", f"the hand-in's name gives {student!r} as its student, which is not a student id")
         if uid == 0:
             return refused("not-a-student-account", "the folder belongs to root, not to a student's account")
         owner = name_of_uid(uid)

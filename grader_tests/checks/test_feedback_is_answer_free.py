@@ -25,12 +25,13 @@ from check_harness import VARIANT_STUDENTS, judge, wrong_answer_namespace
 from test_corpus_verdicts import RUNNABLE, judge_in_process, run_setup_and_solution_cells
 
 from grader.checks import all_checks
-from grader.checks.api import NOT_ATTEMPTED
+from grader.checks.api import MISSED_BAD_INPUT, NO_REPORT, NOT_ATTEMPTED, RAISED
 from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.demo.corpus import build_notebook
 from grader.grading.preprocessors.decide_verdicts import verdict_outputs
-from grader.grading.preprocessors.feedback_page import misconception_line
+from grader.grading.preprocessors.feedback_page import misconception_line, problem_in
 from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE
+from grader.language.text_patterns import page_translator
 from grader.notebook_cells import checks_of_test_cells
 from grader_tests.checkout import ASSIGNMENTS, REPO_ROOT
 from solutions.variants import numbers_for
@@ -65,6 +66,17 @@ OWN_EXPRESSIONS = {
 #: Wording a beginner should not meet: internal names, 0-based items, broken plurals, tracebacks.
 UNPLAIN = [r"CheckFailed", r"Traceback", r"\bitem 0\b", r"of the tuple:", r"\b1 (?:entries|values|keys|items|tests|cases)\b",
            r"hidden checks passed", r"NotImplementedError: \(reread", r"DeadKernelError", r"CellTimeoutError"]
+
+
+#: Three English words in a row: prose a translated page left in English.
+ENGLISH_PROSE = re.compile(r"\b[A-Za-z]{2,} [A-Za-z]{2,} [A-Za-z]{2,}\b")
+#: Stages whose detail quotes the student's own exception message, which stays as their code raised it.
+QUOTES_THE_STUDENT = {RAISED, MISSED_BAD_INPUT, NO_REPORT}
+
+
+def english_left(text: str) -> list[str]:
+    """English prose in ``text`` outside code spans."""
+    return ENGLISH_PROSE.findall(re.sub(r"`[^`]*`", "", text))
 
 
 def blank(*args, **kwargs):
@@ -218,6 +230,23 @@ def test_a_translated_diagnosis_of_every_known_wrong_answer_is_answer_free(name,
     assert misconception.lesson in line
     found = [f"{student!r}: {leak}" for student in (VARIANT_STUDENTS if check.kind == "value" else (None,))
              for seed in SEEDS for leak in leaks(check, line, seed, student)]
+    assert found == []
+
+
+@pytest.mark.parametrize("language", [language for language in LANGUAGES if language != SOURCE_LANGUAGE])
+@pytest.mark.parametrize("assignment", list(ASSIGNMENTS))
+def test_every_first_problem_of_the_corpus_is_translated_and_answer_free(assignment, language):
+    say = page_translator(REPO_ROOT, language)
+    found = []
+    for name, student, namespace in corpus_namespaces(assignment)[::1 + len(FEEDBACK_STUDENTS)]:  # under its own name
+        for check_name in _checks_of(assignment):
+            record = judge_in_process(namespace, check_name, SEEDS[0], student).record()
+            if record["problem"] is None:
+                continue
+            said = problem_in(record, say)
+            found += [f"{name}/{check_name}: {leak}" for leak in leaks(all_checks()[check_name], said, SEEDS[0], student)]
+            if record["stage"] not in QUOTES_THE_STUDENT:
+                found += [f"{name}/{check_name}: English {words!r} in {said!r}" for words in english_left(said)]
     assert found == []
 
 

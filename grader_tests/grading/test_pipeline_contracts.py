@@ -93,7 +93,7 @@ def test_the_timed_grading_app_runs_the_pipeline_steps_unchanged_and_in_order():
 
 
 def test_the_timed_grading_app_leaves_out_only_the_quarantine_hook(tmp_path):
-    quarantining = TimedAutograde(config=course_config(pre_convert_hook=make_pre_convert_hook(tmp_path)))
+    quarantining = TimedAutograde(config=course_config(pre_convert_hook=make_pre_convert_hook(tmp_path, lambda: 1000)))
     assert quarantining.pre_convert_hook is None
 
     def other_hook(**_):

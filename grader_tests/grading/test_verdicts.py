@@ -147,15 +147,17 @@ def test_verdict_outputs_carry_a_record_for_the_class_report():
     cell = grade_cell(verdict_outputs(verdict, points=2))
     cell.source = 'probe("toy_softmax")'  # records count only in probe cells
     assert verdict_records(cell) == [{"check": "toy_softmax", "fraction": 0.5, "stage": "not finite",
-                                      "misconception": "no max subtraction", "problem": verdict.problem}]
+                                      "misconception": "no max subtraction", "problem": verdict.problem,
+                                      "case": "large logits", "detail": verdict.detail}]
     assert verdict.problem.startswith("not finite — on large logits: ")
 
 
 def test_a_verdict_record_carries_the_first_problem_cut_to_the_length_its_format_allows():
     longest = formats.max_length(formats.VERDICT_RECORD, "problem")
-    record = Verdict("toy_softmax", 0.0, [], problem="x" * (3 * longest), stage="raised an error").record()
+    record = Verdict("toy_softmax", 0.0, [], detail="x" * (3 * longest), stage="raised an error").record()
     formats.check(formats.VERDICT_RECORD, record)
     assert len(record["problem"]) == longest and record["problem"].endswith("…")
+    assert len(record["detail"]) == formats.max_length(formats.VERDICT_RECORD, "detail")
 
 
 def test_a_passed_verdicts_record_names_no_problem():

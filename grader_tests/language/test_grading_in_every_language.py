@@ -20,8 +20,9 @@ from nbgrader.api import Gradebook
 from grader.checks.misconceptions import wrong_answers
 from grader.course import Course
 from grader.demo.corpus import build_notebook, get_submission, write_submission
+from grader.grading.preprocessors.feedback_page import assignment_title
 from grader.language.catalogue import translate
-from grader.language.notebook_catalogue import compile_catalogues
+from grader.language.notebook_catalogue import compile_catalogues, course_gettext
 from grader.language.student_language import save_student_languages
 from grader_tests.checkout import ASSIGNMENTS
 from notebook_language.cells import is_prose
@@ -119,3 +120,14 @@ def test_the_chinese_readers_page_shows_the_score_the_english_reader_got_for_the
         english = gb.find_submission(ASSIGNMENT, "cai").score
     page = graded["zh"].feedback_page("cai", ASSIGNMENT).read_text(encoding="utf-8")
     assert english < 21 and f"{english:g} / 21" in html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_a_chinese_readers_first_problems_and_the_pages_title_are_in_chinese(graded):
+    page = graded["zh"].feedback_page("eli", ASSIGNMENT).read_text(encoding="utf-8")
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    english_title = assignment_title(nbformat.read(graded["zh"].release_notebook(ASSIGNMENT), as_version=4))
+    chinese_title = assignment_title(nbformat.read(graded["zh"].release_notebook(ASSIGNMENT), as_version=4),
+                                     course_gettext(graded["zh"].root, "zh"))
+    assert CHINESE.search(chinese_title) and chinese_title in text and english_title not in text
+    assert "尚未作答：`" in text and "still raises NotImplementedError" not in text
+    assert "First problem" not in text and "hidden test case" not in text

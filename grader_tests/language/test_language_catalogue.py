@@ -56,6 +56,16 @@ def status_page_messages() -> set[str]:
             *(code.student_summary for code in CODES.values())}
 
 
+def problem_messages() -> set[str]:
+    """Every message a check's verdict is said with: the stages, the engine's words of a first problem
+    and of attempt credit."""
+    from grader.checks.api import PROBLEM_MESSAGES, STAGES
+    from grader.grading.attempt_credit import CREDIT_MESSAGES
+    from grader.grading.preprocessors.decide_verdicts import NO_REPORT_MESSAGES
+
+    return {*STAGES, *PROBLEM_MESSAGES, *NO_REPORT_MESSAGES, *CREDIT_MESSAGES}
+
+
 def misconception_messages() -> set[str]:
     """Every misconception a page may name: the declared ones and every numeric quiz item's lesson's numbers."""
     declared = {text for known in KNOWN_WRONG_ANSWERS.values() for m in known for text in (m.name, m.explanation)}
@@ -72,6 +82,11 @@ def untranslated(messages: set[str], language: str) -> list[str]:
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_every_message_of_the_feedback_page_is_translated(language):
     assert untranslated(page_messages(), language) == []
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_every_message_of_a_first_problem_is_translated(language):
+    assert untranslated(problem_messages(), language) == []
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
@@ -106,7 +121,7 @@ def test_a_translation_adds_no_number(language):
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_the_catalogue_holds_no_message_the_course_no_longer_says(language):
     stale = {m.id for m in _catalogue(language) if m.id} - page_messages() - misconception_messages() \
-        - status_page_messages() - set(course_numbers.MESSAGES)
+        - status_page_messages() - problem_messages() - set(course_numbers.MESSAGES)
     assert stale == set()
 
 

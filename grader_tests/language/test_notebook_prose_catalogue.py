@@ -12,6 +12,7 @@ from babel.messages.pofile import read_po
 
 from grader.language.notebook_catalogue import (
     catalogue_path,
+    checks_files,
     extract,
     read_catalogue,
     source_notebooks,
@@ -41,10 +42,11 @@ def test_every_paragraph_of_every_source_notebook_has_a_chinese_translation():
     assert [(entry.where, entry.paragraph[:60]) for entry in untranslated(REPO_ROOT, "zh")] == []
 
 
-def test_the_four_source_notebooks_are_in_the_catalogue():
+def test_the_four_source_notebooks_and_their_checks_files_are_in_the_catalogue():
     places = {path for message in template(REPO_ROOT) for path, _ in message.locations}
-    assert places == {path.relative_to(REPO_ROOT).as_posix() for path in source_notebooks(REPO_ROOT)}
-    assert len(places) == 4
+    assert places == {path.relative_to(REPO_ROOT).as_posix()
+                      for path in [*source_notebooks(REPO_ROOT), *checks_files(REPO_ROOT)]}
+    assert len(places) == 8
 
 
 def test_the_committed_template_is_what_the_source_notebooks_say():

@@ -18,7 +18,7 @@ def _course(tmp_path):
 
 def test_check_passes_when_every_paragraph_is_translated(tmp_path, capsys):
     assert main(["translate", "check", "--course", str(_course(tmp_path))]) == 0
-    assert "every paragraph and visible-test message of the notebooks is translated into zh" in capsys.readouterr().out
+    assert "every text of the checks files, is translated into zh" in capsys.readouterr().out
 
 
 def test_check_fails_naming_the_notebook_and_the_paragraph_to_translate(tmp_path, capsys):

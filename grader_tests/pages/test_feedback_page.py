@@ -44,8 +44,13 @@ def _graded_cell(verdict: Verdict, points: float) -> nbformat.NotebookNode:
 
 
 def _failed(check: str, fraction: float, problem: str, misconception: Misconception | None = None) -> Verdict:
-    cases = [CaseVerdict("a case", 1.0, None), CaseVerdict("another case", 1.0, "inaccurate", problem)]
-    return Verdict(check, fraction, cases, problem=problem, misconception=misconception, stage="inaccurate")
+    """A verdict whose first problem is ``problem``, "<stage> — on <case>: <detail>" or "<stage> — <detail>"."""
+    stage, rest = problem.split(" — ", 1)
+    case, detail = rest[3:].split(": ", 1) if rest.startswith("on ") else (None, rest)
+    cases = [CaseVerdict("a case", 1.0, None), CaseVerdict(case or "another case", 1.0, stage, detail)]
+    verdict = Verdict(check, fraction, cases, detail=detail, misconception=misconception, stage=stage, case=case)
+    assert case is None or verdict.problem == problem
+    return verdict
 
 
 def _page(*cells) -> tuple[nbformat.NotebookNode, dict]:
@@ -84,6 +89,15 @@ def test_the_summary_takes_the_first_problem_from_the_verdict_record_not_from_th
     cell.outputs[0].data["text/plain"] = shown.replace("First problem: inaccurate", "First problem: forged")
     summary = _summary(_page(cell)[0])
     assert "inaccurate — on a case: off" in summary and "forged" not in summary
+
+
+def test_a_chinese_summary_says_the_first_problem_from_the_records_parts_keeping_a_label_no_course_translates():
+    cell = _graded_cell(_failed("softmax", 0.5, "wrong shape — on an empty array: the value you returned has shape (3,), "
+                                "which is not the shape the contract asks for here."), 4)
+    nb, _ = FeedbackPage(feedback_language="zh").preprocess(new_notebook(cells=[cell]), {"inlining": {"css": ["base"]}})
+    said = html.unescape(_summary(nb))
+    assert "形状错误——在「an empty array」上：你返回的值的形状是 (3,)，不是这里约定要求的形状。" in said
+    assert "第一个问题：形状错误——在「an empty array」上" in cell.outputs[0].data["text/plain"]
 
 
 def test_a_misconception_the_check_does_not_name_is_not_shown():

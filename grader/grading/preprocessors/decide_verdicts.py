@@ -15,7 +15,7 @@ from nbformat.notebooknode import NotebookNode, from_dict
 
 from grader import formats, kernel_side
 from grader.checks import get_check, reference_cache
-from grader.checks.api import NO_REPORT, NOT_ATTEMPTED, NOT_DEFINED, Case, Verdict, not_attempted_problem
+from grader.checks.api import NO_REPORT, NOT_DEFINED, Case, Verdict, not_attempted
 from grader.course import Course
 from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
 from grader.grading.probe_cells import METADATA_KEY
@@ -132,7 +132,7 @@ def released_stubs(nb) -> set[str]:
 def mark_not_attempted(verdict: Verdict, stubs: set[str]) -> Verdict:
     """``verdict``, or "not attempted yet" when its item is undefined because its cell is still the stub."""
     if verdict.stage == NOT_DEFINED and verdict.check in stubs:
-        return Verdict(verdict.check, 0.0, [], stage=NOT_ATTEMPTED, problem=not_attempted_problem(verdict.check))
+        return not_attempted(verdict.check)
     return verdict
 
 
@@ -145,44 +145,61 @@ def judge_cell(outputs, record, course_root: str | None = None) -> Verdict:
     reports = [o for o in outputs if o.get("output_type") in ("display_data", "execute_result")
                and kernel_side.PROBE_MIME in o.get("data", {})]
     if not reports:
-        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=_missing_report_reason(outputs, check.name))
+        return no_report(check.name, _missing_report_reason(outputs, check.name))
     if len(reports) > 1:
-        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem="the grader received more than one report from this cell; "
-                       "printing or displaying from background threads is not allowed while tests run.")
+        return no_report(check.name, MORE_THAN_ONE_REPORT)
     raw = reports[0]["data"][kernel_side.PROBE_MIME]
     if not isinstance(raw, str) or len(raw) > MAX_REPORT_CHARS:
-        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem="your function's output is too large to grade.")
+        return no_report(check.name, OUTPUT_TOO_LARGE)
     # The report is the kernel's data: whatever reading or judging it raises (nesting too deep for
     # the JSON parser, an integer too large for a float, ...) scores zero instead of stopping grading.
     try:
         report = json.loads(raw)
         _validate_report(report, record, len(cases), check.kind)
     except Exception as exc:
-        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read this cell's report ({exc}).")
+        return no_report(check.name, UNREADABLE_REPORT.format(error=exc))
     try:
         return check.decide(cases, report, record.get("numbers"))
     except Exception as exc:
-        return Verdict(check.name, 0.0, [], stage=NO_REPORT, problem=f"the grader could not read your function's output ({exc}).")
+        return no_report(check.name, UNREADABLE_OUTPUT.format(error=exc))
 
 
-# What a cell error raised by the grading machinery means, for a student.
-_CELL_ERRORS = {
+def no_report(check: str, why: str) -> Verdict:
+    """The verdict of a probe cell of ``check`` that gave no readable report, ``why`` said to the student."""
+    return Verdict(check, 0.0, [], stage=NO_REPORT, detail=why)
+
+
+# What a student reads when a probe cell gave no readable report: messages of the engine's
+# catalogue, as ``grader.checks.api``'s problems are.
+MORE_THAN_ONE_REPORT = ("the grader received more than one report from this cell; printing or displaying from "
+                        "background threads is not allowed while tests run.")
+OUTPUT_TOO_LARGE = "your function's output is too large to grade."
+UNREADABLE_REPORT = "the grader could not read this cell's report ({error})."
+UNREADABLE_OUTPUT = "the grader could not read your function's output ({error})."
+DID_NOT_FINISH = ("the test of `{name}` did not finish: {why}. An earlier cell may have crashed the kernel, "
+                  "looped for ever, or changed how cells run.")
+REPORTED_NOTHING = ("the test of `{name}` reported nothing; code in your notebook may have changed how cells run "
+                    "or what they display.")
+RAISED_IN_CELL = "your code raised {ename}: {message}"
+#: What a cell error raised by the grading machinery means, for a student.
+CELL_ERRORS = {
     "DeadKernelError": "the kernel stopped (a cell crashed it, exited or used too much memory)",
     "CellTimeoutError": "it ran longer than the time limit (a loop that never ends?)",
     "TimeoutError": "it ran longer than the time limit (a loop that never ends?)",
     "CellExecutionError": "an error stopped it",
 }
+#: Every message above: each has a translation in every language's catalogue (tested).
+NO_REPORT_MESSAGES = (MORE_THAN_ONE_REPORT, OUTPUT_TOO_LARGE, UNREADABLE_REPORT, UNREADABLE_OUTPUT, DID_NOT_FINISH,
+                      REPORTED_NOTHING, RAISED_IN_CELL, *CELL_ERRORS.values())
 
 
 def _missing_report_reason(outputs, name: str) -> str:
     for output in outputs:
         if output.get("output_type") == "error":
             ename = output.get("ename") or ""
-            why = _CELL_ERRORS.get(ename, f"your code raised {ename}: {output.get('evalue', '')}"[:300])
-            return (f"the test of `{name}` did not finish: {why}. An earlier cell may have crashed the kernel, "
-                    "looped for ever, or changed how cells run.")
-    return (f"the test of `{name}` reported nothing; code in your notebook may have changed how cells run "
-            "or what they display.")
+            why = CELL_ERRORS.get(ename, RAISED_IN_CELL.format(ename=ename, message=output.get("evalue", ""))[:300])
+            return DID_NOT_FINISH.format(name=name, why=why)
+    return REPORTED_NOTHING.format(name=name)
 
 
 def _validate_report(report, record, n_cases: int, kind: str) -> None:

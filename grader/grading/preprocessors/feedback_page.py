@@ -26,9 +26,11 @@ the gradebook) and ``CSSHTMLHeaderPreprocessor`` (the page's inline CSS), and:
 
 The page is in the student's language (``grader.language``: the roster's, else
 ``c.FeedbackPage.feedback_language``): the summary, the template's headings and notes, and each named
-misconception come from the language's catalogue, and a failing visible test's assert message from
-the course's notebooks catalogue (as the student's kernel on the hub showed it); a check's first
-problem (which quotes the student's values) and the lesson sections stay as they are.
+misconception come from the language's catalogue; a failing visible test's assert message and the
+assignment's title from the course's catalogue (as the student's kernel on the hub showed it); a
+check's first problem is said from the verdict record's parts (``grader.checks.api.problem_text``)
+through both catalogues (``grader.language.text_patterns``). The student's own values, code names
+and the lesson sections stay as they are.
 
 Every text that can come from a submission (exception messages inside a verdict) is HTML-escaped.
 """
@@ -42,6 +44,7 @@ from pathlib import Path
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from grader.checks.api import problem_text
 from grader.checks.misconceptions import named_misconception
 from grader.course import converter_coursedir
 from grader.fonts import PAGE_FONT_STACK, PAGE_MONOSPACE_STACK
@@ -51,6 +54,7 @@ from grader.grading.verdict_records import verdict_records
 from grader.language.catalogue import PAGE_LANGUAGE_KEY, SOURCE_LANGUAGE, translate
 from grader.language.notebook_catalogue import course_gettext
 from grader.language.student_language import student_language
+from grader.language.text_patterns import page_translator
 from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY, WORKING_FOLDER_NOTE
 from grader.settings import traits_of
 from grader.state_folders import STATE_DIR_NAME
@@ -142,12 +146,22 @@ def misconception_line(check: str, name: str | None, language: str) -> str:
                      explanation=translate(known.explanation, language), lesson=known.lesson)
 
 
+def problem_in(record: dict, say=str) -> str:
+    """The first problem of a verdict ``record`` as ``say`` says texts (:func:`problem_text`); a
+    record without its parts (graded before they were recorded) gives its English line."""
+    if say is str or "detail" not in record:
+        return record.get("problem") or ""
+    return problem_text(record.get("stage"), record["detail"], record.get("case"), record.get("lesson"), say) or ""
+
+
 def check_summaries(nb, sources: dict[str, str] | None = None,
-                    language: str = SOURCE_LANGUAGE) -> list[CheckSummary]:
+                    language: str = SOURCE_LANGUAGE, say=str) -> list[CheckSummary]:
     """The checks of a graded notebook whose cells ``GetGrades`` has scored, in notebook order.
 
     sources: grade_id -> the instructor's source of each probe cell (see ``instructor_sources``).
     language: the page's language; the misconception is said in it (from the verdict record's name).
+    say: how the page says a text in its language (``grader.language.text_patterns.page_translator``;
+    ``str`` in English); the first problem is said with it.
     """
     summaries = []
     for cell in nb.cells:
@@ -159,7 +173,7 @@ def check_summaries(nb, sources: dict[str, str] | None = None,
         summaries.append(CheckSummary(
             grade_id=meta["grade_id"], check=record["check"],
             score=float(meta.get("score") or 0.0), points=float(meta.get("points") or 0.0),
-            problem=record.get("problem") or "",
+            problem=problem_in(record, say),
             misconception=misconception_line(record["check"], record.get("misconception"), language),
             language=language))
     return summaries
@@ -178,25 +192,32 @@ VERDICT_LINES: tuple[tuple[re.Pattern, str], ...] = (
      "Partial credit: {earned} of {points} points."),
 )
 _MARK = re.compile(r"(?P<mark>[✓✗] )?(?P<rest>.*)", re.DOTALL)
+#: How ``grader.checks.api.Verdict.explain`` starts the line of the first problem.
+FIRST_PROBLEM = "First problem: "
 
 
-def say_line_in(line: str, language: str, misconception: str = "") -> str:
-    """One verdict line in ``language`` (``misconception``: the misconception line already said in
-    it, which replaces the English one); a line no pattern knows (an item's discussion) stays."""
+def say_line_in(line: str, language: str, misconception: str = "", problem: str = "", say=str) -> str:
+    """One verdict line in ``language``: ``misconception`` and ``problem`` are the misconception and
+    the first problem already said in it, which replace the English ones; another line is read by
+    its pattern, else said by ``say`` (an item's discussion, from the course's catalogue), else it
+    stays."""
     parts = _MARK.fullmatch(line)
     mark, rest = parts.group("mark") or "", parts.group("rest")
     if rest.startswith("Likely misconception ") and misconception:
         return mark + translate("Likely misconception: {misconception}", language, misconception=misconception)
+    if rest.startswith(FIRST_PROBLEM) and problem:
+        return mark + translate("First problem: {problem}", language, problem=problem)
     for pattern, message in VERDICT_LINES:
         found = pattern.fullmatch(rest)
         if found:
             return mark + translate(message, language, **found.groupdict())
-    return line
+    return mark + say(rest)
 
 
-def say_verdict_in(cell, sources: dict[str, str] | None, language: str) -> None:
+def say_verdict_in(cell, sources: dict[str, str] | None, language: str, say=str) -> None:
     """Rewrite the verdict lines of a graded probe cell's outputs in ``language``
-    (:func:`say_line_in`). English pages are left as the grading wrote them."""
+    (:func:`say_line_in`; ``say``: as for :func:`check_summaries`). English pages are left as the
+    grading wrote them."""
     meta = cell.metadata.get("nbgrader", {})
     if language == SOURCE_LANGUAGE or cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
         return
@@ -204,10 +225,11 @@ def say_verdict_in(cell, sources: dict[str, str] | None, language: str) -> None:
     if not records:
         return
     misconception = misconception_line(records[0]["check"], records[0].get("misconception"), language)
+    problem = problem_in(records[0], say)
     for output in cell.outputs:
         text = output.get("data", {}).get("text/plain") if output.get("output_type") == "display_data" else None
         if isinstance(text, str):
-            output["data"]["text/plain"] = "\n".join(say_line_in(line, language, misconception)
+            output["data"]["text/plain"] = "\n".join(say_line_in(line, language, misconception, problem, say)
                                                       for line in text.split("\n"))
 
 
@@ -378,16 +400,21 @@ def released_course_cells(released) -> set[tuple[str, str]]:
                     or cell.metadata.get("nbgrader", {}).get("grade"))}
 
 
-def assignment_title(released) -> str:
+def assignment_title(released, gettext=str) -> str:
     """The title of the ``released`` notebook: its first markdown cell's level-1 heading, as plain
     text ("Assignment 02 — Softmax at σ = 8: ..."); "" when there is no release or no such heading.
 
-    Read from the release, not the hand-in, so the page's header is the course's words."""
+    Read from the release, not the hand-in, so the page's header is the course's words; said by
+    ``gettext`` (the course's catalogue, whose message is the heading's paragraph) when it
+    translates the heading to a heading."""
     if released is None:
         return ""
     first = next((cell for cell in released.cells if cell.cell_type == "markdown"), None)
     line = first.source.lstrip().split("\n", 1)[0] if first is not None else ""
-    return line[2:].strip() if line.startswith("# ") else ""
+    if not line.startswith("# "):
+        return ""
+    said = gettext(line.strip())
+    return (said if said.startswith("# ") else line)[2:].strip()
 
 
 class FeedbackPage(NbGraderPreprocessor):
@@ -432,18 +459,20 @@ class FeedbackPage(NbGraderPreprocessor):
         language = resources[PAGE_LANGUAGE_KEY] = self.page_language(resources)
         # ClearHiddenTests has removed the probe lines by now: trust comes from the gradebook.
         sources = instructor_sources(resources)
-        summaries = check_summaries(nb, sources, language)
+        coursedir = converter_coursedir(self)
+        course_root = Path(coursedir.root) if coursedir is not None else None
+        gettext = course_gettext(course_root, language) if course_root is not None else str
+        say = str if language == SOURCE_LANGUAGE else page_translator(course_root, language)
+        summaries = check_summaries(nb, sources, language, say)
         passed_checks = {s.check for s in summaries if s.passed}
         released = released_notebook(self, resources)
         course_cells = released_course_cells(released)
-        resources["assignment_title"] = assignment_title(released)
+        resources["assignment_title"] = assignment_title(released, gettext)
         in_kernel, info = [], resources.get("nbgrader") or {}
-        coursedir = converter_coursedir(self)
-        gettext = course_gettext(Path(coursedir.root), language) if coursedir is not None else str
         for cell in nb.cells:
             show_graded_numbers(cell, info.get("student"), info.get("assignment"), language)
             tidy_outputs(cell, sources, language)
-            say_verdict_in(cell, sources, language)
+            say_verdict_in(cell, sources, language, say)
             say_visible_test_in(cell, gettext)
             mark_for_the_page(cell, passed_checks, course_cells)
             if decided_in_kernel(cell, sources):
