@@ -195,6 +195,78 @@ def course_limits(course: Course) -> Limits:
     return cached[1]
 
 
+# ---- what the refused author reads ----------------------------------------------------------------
+# Messages of the engine's catalogue: a status page in another language says them by reading them
+# back (``grader.language.text_patterns``); the values (file names, sizes, parsers' words) stay.
+NO_SUCH_ASSIGNMENT = "the course has no assignment {assignment} (its assignments: {assignments})"
+NAMES_NOT_UTF8 = ("the submission holds files whose names are not UTF-8 text ({names}); rename them (letters, "
+                  "digits, - and _) or remove them from your assignment folder, and hand in again.")
+TOO_LARGE = ("{notebook} is {size} MB, more than the {limit} MB this course grades; clear the outputs "
+             "(Kernel > Restart & Clear Output), save and hand in again.")
+NO_NOTEBOOK = "no notebook was submitted: {notebook} is missing from the submission folder."
+MISSING = ("{notebook} is missing from your submission. Hand in the folder {assignment} fetched with Fetch "
+           "(nbgrader fetch_assignment), with {notebook} in it.")
+MISSING_BESIDE = ("{notebook} is missing from your submission; the submission holds {notebooks}. Hand in the "
+                  "folder {assignment} fetched with Fetch (nbgrader fetch_assignment), with {notebook} in it.")
+UNREADABLE = "{notebook} is not a readable notebook: {problem}; resubmit the file saved by Jupyter."
+INVALID = "{notebook} is not a valid notebook ({problem}); resubmit the file saved by Jupyter."
+TOO_MANY_CELLS = ("{notebook} has {cells} cells, more than the {limit} this course grades; start again from the "
+                  "released notebook.")
+ANOTHER_ASSIGNMENT = ("{notebook} holds the cells of assignment {other}, not {assignment}; put your {assignment} "
+                      "work in {notebook} and hand in again.")
+NOT_UTF8_TEXT = "the file is not UTF-8 text (byte {byte} is not), so Jupyter did not save it"
+CANNOT_BE_READ = "the file cannot be read ({error})"
+EMPTY_FILE = "the file is empty"
+CUT_OFF = ("the file stops in the middle of the notebook (after {lines} lines), as a file cut off while it was "
+           "saved or copied does")
+NOT_JSON = "the file is not valid JSON from line {line}, column {column} on ({error})"
+NO_NOTEBOOK_IN_JSON = "the file is JSON but holds no notebook"
+MOVED_OUT = "{reason} Moved out of the submission folder: {entries}."
+# ... and by the grading service, while it reads inbound/ (grader.service) or after grading
+NAME_NOT_UTF8 = "its name is not UTF-8 text"
+NOT_A_HANDIN_NAME = "its name is not <student>+<assignment>+<timestamp>+<random>, as nbgrader submit names a hand-in"
+NOT_A_DATE = "the timestamp part of its name ({timestamp}) is not a date"
+NOT_A_FOLDER = "it is {entry}, not a hand-in folder"
+NAMES_NO_STUDENT_ID = "the hand-in's name gives {student} as its student, which is not a student id"
+ROOTS_FOLDER = "the folder belongs to root, not to a student's account"
+NO_ACCOUNT = "the folder belongs to {owner}, which has no account"
+NOT_A_STUDENTS_ACCOUNT = "the folder belongs to the account {owner}, which is not a student's"
+NAMES_ANOTHER_STUDENT = ("this hand-in names student {student} but was handed in by the account {owner}; hand in "
+                         "your own work as yourself (nbgrader submit without --student).")
+OWNER_CHANGED = "the hand-in folder changed owner while it was read"
+LINK_NOT_FOLDER = "{path} is not a folder (a link or special file)"
+SPECIAL_FILE = ("{path} is a {special}; hand in only the files of your assignment folder (nbgrader submit copies "
+                "them)")
+FOREIGN_FILE = "{path} belongs to the account {account}, not to you; hand in only your own files"
+TOO_MANY_FILES = "the hand-in holds more than {limit} files and folders; hand in only your assignment folder"
+NESTED_TOO_DEEP = "the hand-in has folders nested more than {limit} deep; hand in only your assignment folder"
+HANDIN_TOO_LARGE = ("the hand-in holds more than {limit} MB; clear the outputs of your notebooks and remove large "
+                    "files")
+TOO_MANY_NOTEBOOKS = "the hand-in holds more than {limit} notebooks; hand in only your assignment folder"
+CHANGED_WHILE_READ = "{path} changed while it was read"
+BECAME_A_LINK = "{path} became a link while it was read"
+GREW_WHILE_READ = "{path} grew while it was read, past the hand-in's size budget"
+NO_SECRET = "the hand-in has no {file} written by nbgrader submit; hand in with Submit (nbgrader submit)"
+BAD_SECRET = "the hand-in's {file} is not one nbgrader submit wrote; hand in with Submit (nbgrader submit)"
+NEVER_FINISHED = ("it still had no {file} {seconds} s after it appeared, so nbgrader submit did not write it; hand "
+                  "in with Submit (nbgrader submit)")
+FLOODED_TEXT = "its owner made more new entries in inbound/ at once than the course allows"
+ENTRY_UNREADABLE = "it could not be read ({error})"
+SECRET_REUSED = "its submission secret is the one of another hand-in"
+ARCHIVE_FULL = ("your earlier hand-ins already take {used} MB of the course's archive, its limit per student "
+                "({limit} MB); this one was not kept")
+FEEDBACK_FAILED = "the feedback page could not be generated; the instructor has been told"
+#: Every message above (each translated in every language's catalogue: tested).
+REFUSAL_MESSAGES = (NO_SUCH_ASSIGNMENT, NAMES_NOT_UTF8, TOO_LARGE, NO_NOTEBOOK, MISSING, MISSING_BESIDE, UNREADABLE,
+                    INVALID, TOO_MANY_CELLS, ANOTHER_ASSIGNMENT, NOT_UTF8_TEXT, CANNOT_BE_READ, EMPTY_FILE, CUT_OFF,
+                    NOT_JSON, NO_NOTEBOOK_IN_JSON, MOVED_OUT, NAME_NOT_UTF8, NOT_A_HANDIN_NAME, NOT_A_DATE, NOT_A_FOLDER,
+                    NAMES_NO_STUDENT_ID, ROOTS_FOLDER, NO_ACCOUNT, NOT_A_STUDENTS_ACCOUNT, NAMES_ANOTHER_STUDENT,
+                    OWNER_CHANGED, LINK_NOT_FOLDER, SPECIAL_FILE, FOREIGN_FILE, TOO_MANY_FILES, NESTED_TOO_DEEP,
+                    HANDIN_TOO_LARGE, TOO_MANY_NOTEBOOKS, CHANGED_WHILE_READ, BECAME_A_LINK, GREW_WHILE_READ, NO_SECRET,
+                    BAD_SECRET, NEVER_FINISHED, FLOODED_TEXT, ENTRY_UNREADABLE, SECRET_REUSED, ARCHIVE_FULL,
+                    FEEDBACK_FAILED)
+
+
 # ---- the gate -------------------------------------------------------------------------------------
 
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
@@ -235,7 +307,7 @@ def assignment_refusal(course: Course, assignment: str | None) -> Refusal | None
     if assignment is not None and course.has_assignment(assignment):
         return None
     return refused("unknown-assignment",
-                   f"the course has no assignment {assignment!r} (its assignments: {', '.join(course.assignments())})")
+                   NO_SUCH_ASSIGNMENT.format(assignment=repr(assignment), assignments=", ".join(course.assignments())))
 
 
 def file_names_refusal(folder: Path) -> Refusal | None:
@@ -243,10 +315,7 @@ def file_names_refusal(folder: Path) -> Refusal | None:
     undecodable = _names_not_utf8(folder)
     if not undecodable:
         return None
-    return refused("file-name-not-utf8",
-                   f"the submission holds files whose names are not UTF-8 text ({', '.join(undecodable)}); "
-                   "rename them (letters, digits, - and _) or remove them from your assignment folder, "
-                   "and hand in again.")
+    return refused("file-name-not-utf8", NAMES_NOT_UTF8.format(names=", ".join(undecodable)))
 
 
 def notebook_sizes_refusal(course: Course, assignment: str, folder: Path, limits: Limits) -> Refusal | None:
@@ -265,9 +334,8 @@ def notebook_sizes_refusal(course: Course, assignment: str, folder: Path, limits
 
 
 def _too_large(path: Path, size: int, limits: Limits) -> Refusal:
-    return refused("notebook-too-large",
-                   f"{path.name} is {size / 1e6:.1f} MB, more than the {limits.max_bytes / 1e6:.1f} MB this "
-                   "course grades; clear the outputs (Kernel > Restart & Clear Output), save and hand in again.")
+    return refused("notebook-too-large", TOO_LARGE.format(notebook=path.name, size=f"{size / 1e6:.1f}",
+                                                          limit=f"{limits.max_bytes / 1e6:.1f}"))
 
 
 def notebook_refusal(path: Path, assignment: str | None = None, limits: Limits | None = None) -> Refusal | None:
@@ -280,12 +348,11 @@ def _read_notebook(path: Path, assignment: str | None, limits: Limits | None):
     """(the notebook, None) when it can be graded, else (None, the refusal): read once."""
     if not path.exists():
         if assignment is None:
-            return None, refused("notebook-missing", f"no notebook was submitted: {path.name} is missing from the submission folder.")
+            return None, refused("notebook-missing", NO_NOTEBOOK.format(notebook=path.name))
         others = sorted(readable(p.name) for p in path.parent.glob("*.ipynb")) if path.parent.is_dir() else []
-        found = f"; the submission holds {', '.join(others)}" if others else ""
-        return None, refused("notebook-missing",
-                             f"{path.name} is missing from your submission{found}. Hand in the folder "
-                             f"{assignment} fetched with Fetch (nbgrader fetch_assignment), with {path.name} in it.")
+        said = (MISSING_BESIDE if others else MISSING).format(notebook=path.name, notebooks=", ".join(others),
+                                                              assignment=assignment)
+        return None, refused("notebook-missing", said)
     size = path.stat().st_size
     if limits is not None and size > limits.max_bytes:
         return None, _too_large(path, size, limits)
@@ -294,26 +361,22 @@ def _read_notebook(path: Path, assignment: str | None, limits: Limits | None):
     except Exception as exc:  # nbformat raises several unrelated types for unreadable files
         # A JSON problem is told in words: nbformat's message quotes the file's first bytes.
         problem = _json_problem(path) or f"{type(exc).__name__}: {str(exc)[:200]}"
-        return None, refused("notebook-unreadable",
-                             f"{path.name} is not a readable notebook: {problem}; resubmit the file saved by Jupyter.")
+        return None, refused("notebook-unreadable", UNREADABLE.format(notebook=path.name, problem=problem))
     try:
         nbformat.validate(notebook)
     except nbformat.ValidationError as exc:
-        return None, refused("notebook-unreadable",
-                             f"{path.name} is not a valid notebook ({exc.message[:200]}); resubmit the file saved by Jupyter.")
+        return None, refused("notebook-unreadable", INVALID.format(notebook=path.name, problem=exc.message[:200]))
     return notebook, None
 
 
 def _cells_refusal(course: Course, assignment: str, path: Path, notebook, limits: Limits) -> Refusal | None:
     if len(notebook.cells) > limits.max_cells:
-        return refused("too-many-cells",
-                       f"{path.name} has {len(notebook.cells)} cells, more than the {limits.max_cells} "
-                       "this course grades; start again from the released notebook.")
+        return refused("too-many-cells", TOO_MANY_CELLS.format(notebook=path.name, cells=len(notebook.cells),
+                                                               limit=limits.max_cells))
     other = _other_assignment(course, assignment, notebook)
     if other is not None:
-        return refused("another-assignment",
-                       f"{path.name} holds the cells of assignment {other}, not {assignment}; "
-                       f"put your {assignment} work in {path.name} and hand in again.")
+        return refused("another-assignment", ANOTHER_ASSIGNMENT.format(notebook=path.name, other=other,
+                                                                       assignment=assignment))
     return None
 
 
@@ -322,19 +385,18 @@ def _json_problem(path: Path) -> str | None:
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
-        return f"the file is not UTF-8 text (byte {exc.start} is not), so Jupyter did not save it"
+        return NOT_UTF8_TEXT.format(byte=exc.start)
     except OSError as exc:
-        return f"the file cannot be read ({exc.strerror})"
+        return CANNOT_BE_READ.format(error=exc.strerror)
     if not text.strip():
-        return "the file is empty"
+        return EMPTY_FILE
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         if exc.pos >= len(text.rstrip()):
-            return (f"the file stops in the middle of the notebook (after {exc.lineno} lines), as a file "
-                    "cut off while it was saved or copied does")
-        return f"the file is not valid JSON from line {exc.lineno}, column {exc.colno} on ({exc.msg.lower()})"
-    return None if isinstance(value, dict) else "the file is JSON but holds no notebook"
+            return CUT_OFF.format(lines=exc.lineno)
+        return NOT_JSON.format(line=exc.lineno, column=exc.colno, error=exc.msg.lower())
+    return None if isinstance(value, dict) else NO_NOTEBOOK_IN_JSON
 
 
 def _names_not_utf8(folder: Path, most: int = 5) -> list[str]:

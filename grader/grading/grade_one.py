@@ -24,6 +24,7 @@ from pathlib import Path
 from grader.course import Course
 from grader.grading import nbgrader_apps, run_record
 from grader.grading.admission import (
+    MOVED_OUT,
     Limits,
     admit,
     course_limits,
@@ -91,8 +92,7 @@ def grade_one(course_root: str, assignment: str, student: str, limits: Limits | 
         inputs = run_record.inputs_digest(course, assignment, student)  # of what is graded
         refusal = admit(course, assignment, student, folder, limits)
     if refusal is not None and moved:
-        refusal = refused(refusal.code, refusal.student_text + " Moved out of the submission folder: "
-                          + "; ".join(moved) + ".")
+        refusal = refused(refusal.code, MOVED_OUT.format(reason=refusal.student_text, entries="; ".join(moved)))
     if refusal is None:
         try:
             result = _autograde(course, assignment, student, times)

@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 
 from grader.course import Course
 from grader.language.catalogue import HTML_LANG, SOURCE_LANGUAGE, translate
+from grader.language.text_patterns import page_translator
 from grader.pages.page_templates import render
 
 WHAT_TO_DO = (
@@ -30,6 +31,7 @@ HANDED_IN_LINE = "Student {student}, assignment {assignment}, handed in {timesta
 WHY = "Why"
 WHAT_TO_DO_HEADING = "What to do"
 IN_ENGLISH = "The reason as the grader recorded it (in English):"
+RECORDED_REASON = "The reason as the grader recorded it:"
 
 #: The template of every status page (under ``grader/pages/templates/``; it extends the base page).
 TEMPLATE = "page/status.html.j2"
@@ -45,8 +47,9 @@ def status_page(assignment: str, headline: str, detail: str, todo: str, lead: st
     headline when empty); ``student`` and ``handed_in`` (nbgrader's timestamp text) add a line that
     names the hand-in; ``waiting`` marks a state that will change by itself. The headline, lead,
     todo and the page's own words are translated (the catalogue's English message ids); ``detail``
-    is shown as given (callers translate it); ``recorded_reason``, when given, follows it marked as
-    English: the exact reason of a refusal, whose words quote the hand-in.
+    is shown as given (callers translate it); ``recorded_reason``, when given, follows it: the exact
+    reason of a refusal, whose values quote the hand-in, said in ``language`` when the engine's
+    catalogue knows its words (``grader.language.text_patterns``), else marked as English.
     """
     def say(message: str, **values) -> str:
         return translate(message, language, **values)
@@ -59,11 +62,23 @@ def status_page(assignment: str, headline: str, detail: str, todo: str, lead: st
         handed = Markup(escape(say(HANDED_IN_LINE))).format(
             student=bold.format(student), assignment=bold.format(assignment), timestamp=handed_in)
     lead = say(lead) if lead else shown[:1].upper() + shown[1:] + ("。" if language == "zh" else ".")
+    recorded, recorded_heading, recorded_lang = _recorded(recorded_reason, language)
     return render(TEMPLATE, title=title, handed_in=handed, lead=lead, detail=detail.strip(), todo=say(todo),
                   colour="#d9a400" if waiting else "#b3261e", language=HTML_LANG[language],
-                  why=say(WHY), what_to_do=say(WHAT_TO_DO_HEADING),
-                  recorded_reason=recorded_reason.strip() if language != SOURCE_LANGUAGE else "",
-                  in_english=say(IN_ENGLISH))
+                  why=say(WHY), what_to_do=say(WHAT_TO_DO_HEADING), recorded_reason=recorded,
+                  recorded_heading=recorded_heading, recorded_lang=recorded_lang)
+
+
+def _recorded(reason: str, language: str) -> tuple[str, str, str]:
+    """(the recorded reason as a page in ``language`` shows it, its heading, its ``lang``); no reason
+    on an English page (the detail is the reason there)."""
+    reason = reason.strip()
+    if language == SOURCE_LANGUAGE or not reason:
+        return "", "", HTML_LANG[SOURCE_LANGUAGE]
+    said = page_translator(None, language)(reason)
+    if said == reason:
+        return reason, translate(IN_ENGLISH, language), HTML_LANG[SOURCE_LANGUAGE]
+    return said, translate(RECORDED_REASON, language), HTML_LANG[language]
 
 
 def ungradable_page(assignment: str, reason: str, student: str | None = None, handed_in: str | None = None,

@@ -26,6 +26,9 @@ VALUE_PATTERNS: dict[str, str] = {
     "size": r"\d+",
     "number": r"\d+",
 }
+#: Values of these names are messages themselves (a check's stage): a text is read back by a
+#: message with such a value only when the value is one of the translator's messages.
+MESSAGE_VALUES = frozenset({"stage"})
 #: How deep values nest in one text (the problem, its detail, a value of the detail, ...).
 MAX_NESTING = 4
 
@@ -82,7 +85,7 @@ class TextTranslator:
             return text
         for template in self.templates:
             found = template.pattern.fullmatch(text)
-            if found is None:
+            if found is None or any(found.group(name) not in self.exact for name in MESSAGE_VALUES & found.re.groupindex.keys()):
                 continue
             values = {name: self(value, depth - 1) for name, value in found.groupdict().items()}
             try:

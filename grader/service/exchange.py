@@ -31,7 +31,16 @@ from nbgrader.utils import parse_utc
 
 from grader.course import Course, load_config, read_timestamp
 from grader.course_folders import SUBMITTED
-from grader.grading.admission import Refusal, assignment_refusal, refused, student_id_refusal
+from grader.grading.admission import (
+    NAMES_ANOTHER_STUDENT,
+    NAMES_NO_STUDENT_ID,
+    NO_ACCOUNT,
+    ROOTS_FOLDER,
+    Refusal,
+    assignment_refusal,
+    refused,
+    student_id_refusal,
+)
 from grader.service.inbound import (
     SECRET_FILE,
     TIMESTAMP_FILE,
@@ -98,16 +107,14 @@ class CourseExchange:
     def owner_problem(self, student: str, uid: int) -> Refusal | None:
         """Why a folder owned by ``uid`` cannot be ``student``'s hand-in, or None when it can."""
         if student_id_refusal(student) is not None:  # the same code as grader autograde's, in the service's words
-            return refused("not-a-student-id", f"the hand-in's name gives {student!r} as its student, which is not a student id")
+            return refused("not-a-student-id", NAMES_NO_STUDENT_ID.format(student=repr(student)))
         if uid == 0:
-            return refused("not-a-student-account", "the folder belongs to root, not to a student's account")
+            return refused("not-a-student-account", ROOTS_FOLDER)
         owner = name_of_uid(uid)
         if owner.startswith("uid "):
-            return refused("not-a-student-account", f"the folder belongs to {owner}, which has no account")
+            return refused("not-a-student-account", NO_ACCOUNT.format(owner=owner))
         if owner != student and self.check_owner:
-            return refused("names-another-student",
-                           f"this hand-in names student {student} but was handed in by the account {owner}; "
-                           "hand in your own work as yourself (nbgrader submit without --student).")
+            return refused("names-another-student", NAMES_ANOTHER_STUDENT.format(student=student, owner=owner))
         return None
 
     @property

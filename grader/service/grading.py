@@ -20,8 +20,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from grader.checks import all_checks
 from grader.course import Course, load_config, read_timestamp
 from grader.grading import nbgrader_apps
+from grader.grading.admission import FEEDBACK_FAILED, Limits, Refusal, read_record, refused
 from grader.grading.grade_one import grade_one
-from grader.grading.admission import Limits, Refusal, read_record, refused
 from grader.grading.nbgrader_compat import reuse_gradebook_connections
 from grader.grading.status_page import ungradable_page
 from grader.grading.ungradable_record import record_ungradable
@@ -93,7 +93,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
         pages.write_recorded_files(course.autograded_folder(student, assignment), archive_dir / HANDIN)
         result = nbgrader_apps.generate_feedback_warm(course, assignment, student)
         if not (result["success"] and all(page.exists() for page in course.feedback_pages(student, assignment))):
-            refusal = refused("feedback-failed", "the feedback page could not be generated; the instructor has been told")
+            refusal = refused("feedback-failed", FEEDBACK_FAILED)
     steps.done("feedback")
     score, max_score = _score(course, assignment, student)
     if refusal is not None:

@@ -28,12 +28,33 @@ from pathlib import Path
 from nbgrader.utils import parse_utc
 
 from grader.course import TIMESTAMP_FILE
-from grader.grading.admission import Refusal, refused
+from grader.grading.admission import (
+    BAD_SECRET,
+    BECAME_A_LINK,
+    CHANGED_WHILE_READ,
+    FLOODED_TEXT,
+    FOREIGN_FILE,
+    GREW_WHILE_READ,
+    HANDIN_TOO_LARGE,
+    LINK_NOT_FOLDER,
+    NAME_NOT_UTF8,
+    NESTED_TOO_DEEP,
+    NO_SECRET,
+    NOT_A_DATE,
+    NOT_A_FOLDER,
+    NOT_A_HANDIN_NAME,
+    OWNER_CHANGED,
+    SPECIAL_FILE,
+    TOO_MANY_FILES,
+    TOO_MANY_NOTEBOOKS,
+    Refusal,
+    refused,
+)
 from grader.sandbox.submitted_links import special_kind
 from grader.settings import setting
 
 SECRET_FILE = "submission_secret.txt"
-FLOODED = Refusal("flooded", "its owner made more new entries in inbound/ at once than the course allows")
+FLOODED = Refusal("flooded", FLOODED_TEXT)
 SECRET = re.compile(r"[0-9a-f]{128}")  # what nbgrader's submit writes: secrets.token_hex(64)
 MAX_SECRET_BYTES = 1024
 # A secret a refusal page may be keyed on: one line of printable ASCII, long enough not to be guessed.
@@ -147,15 +168,15 @@ def parse_name(name: bytes) -> tuple[str, str, str] | str:
     try:
         text = name.decode("utf-8")
     except UnicodeDecodeError:
-        return "its name is not UTF-8 text"
+        return NAME_NOT_UTF8
     parts = text.rsplit("+", 3) if text.count("+") >= 3 else text.split("+")
     if len(parts) not in (3, 4) or not all(parts[:3]):
-        return "its name is not <student>+<assignment>+<timestamp>+<random>, as nbgrader submit names a hand-in"
+        return NOT_A_HANDIN_NAME
     student, assignment, timestamp = parts[:3]
     try:
         parse_utc(timestamp)
     except Exception:  # dateutil raises several kinds for text that is not a date
-        return f"the timestamp part of its name ({timestamp[:40]!r}) is not a date"
+        return NOT_A_DATE.format(timestamp=repr(timestamp[:40]))
     return student, assignment, timestamp
 
 
@@ -200,7 +221,7 @@ def _describe(inbound_fd: int, name: bytes, info: os.stat_result, owner_problem)
     owner = name_of_uid(info.st_uid)
     if not stat.S_ISDIR(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
-        return InboundFolder(name, info.st_uid, owner, problem=refused("not-a-folder", f"it is {kind}, not a hand-in folder"),
+        return InboundFolder(name, info.st_uid, owner, problem=refused("not-a-folder", NOT_A_FOLDER.format(entry=kind)),
                              changed_at=info.st_ctime)
     parsed = parse_name(name)
     if isinstance(parsed, str):
@@ -249,7 +270,7 @@ def collect_folder(inbound: Path, folder: InboundFolder, dest: Path, budget: Han
         try:
             root_info = os.fstat(root_fd)
             if root_info.st_uid != folder.uid:
-                raise HandinRefused("owner-changed", "the hand-in folder changed owner while it was read")
+                raise HandinRefused("owner-changed", OWNER_CHANGED)
             secret = _secret_of(root_fd, root_info.st_uid)
             try:
                 entries, latest_change = _plan(root_fd, root_info, budget)
@@ -274,7 +295,7 @@ def _open_dir(parent_fd: int, name: bytes) -> int:
         return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent_fd)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise HandinRefused("special-file", f"{_show(name)} is not a folder (a link or special file)") from None
+            raise HandinRefused("special-file", LINK_NOT_FOLDER.format(path=_show(name))) from None
         raise
 
 
@@ -300,34 +321,28 @@ def _plan(root_fd: int, root_info: os.stat_result, budget: HandinBudget) -> tupl
                 info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
                 latest = max(latest, info.st_ctime)
                 if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-                    raise HandinRefused("special-file", f"{_show(parts)} is a {special_kind(info.st_mode)}; hand in only the "
-                                        "files of your assignment folder (nbgrader submit copies them)")
+                    raise HandinRefused("special-file", SPECIAL_FILE.format(path=_show(parts), special=special_kind(info.st_mode)))
                 if info.st_uid != uid:
-                    raise HandinRefused("foreign-file", f"{_show(parts)} belongs to the account {name_of_uid(info.st_uid)}, "
-                                        "not to you; hand in only your own files")
+                    raise HandinRefused("foreign-file", FOREIGN_FILE.format(path=_show(parts), account=name_of_uid(info.st_uid)))
                 if len(entries) + 1 > budget.max_entries:
-                    raise HandinRefused("too-many-files", f"the hand-in holds more than {budget.max_entries} files and "
-                                        "folders; hand in only your assignment folder")
+                    raise HandinRefused("too-many-files", TOO_MANY_FILES.format(limit=budget.max_entries))
                 if stat.S_ISDIR(info.st_mode):
                     if len(parts) > budget.max_depth:
-                        raise HandinRefused("nested-too-deep", f"the hand-in has folders nested more than {budget.max_depth} "
-                                            "deep; hand in only your assignment folder")
+                        raise HandinRefused("nested-too-deep", NESTED_TOO_DEEP.format(limit=budget.max_depth))
                     child = _open_dir(dir_fd, name)
                     opened.append(child)
                     if (os.fstat(child).st_ino, os.fstat(child).st_dev) != (info.st_ino, info.st_dev):
-                        raise HandinRefused("changed-while-read", f"{_show(parts)} changed while it was read")
+                        raise HandinRefused("changed-while-read", CHANGED_WHILE_READ.format(path=_show(parts)))
                     stack.append((child, parts))
                     entries.append(_Entry(parts, True, 0, (info.st_dev, info.st_ino)))
                     continue
                 total += info.st_size
                 if total > budget.max_bytes:
-                    raise HandinRefused("handin-too-large", f"the hand-in holds more than {budget.max_bytes / MB:g} MB; "
-                                        "clear the outputs of your notebooks and remove large files")
+                    raise HandinRefused("handin-too-large", HANDIN_TOO_LARGE.format(limit=f"{budget.max_bytes / MB:g}"))
                 if len(parts) == 1 and name.endswith(b".ipynb"):
                     notebooks += 1
                     if notebooks > budget.max_notebooks:
-                        raise HandinRefused("too-many-notebooks", f"the hand-in holds more than {budget.max_notebooks} "
-                                            "notebooks; hand in only your assignment folder")
+                        raise HandinRefused("too-many-notebooks", TOO_MANY_NOTEBOOKS.format(limit=budget.max_notebooks))
                 entries.append(_Entry(parts, False, info.st_size, (info.st_dev, info.st_ino)))
     finally:
         for fd in opened:
@@ -355,13 +370,13 @@ def _copy(root_fd: int, uid: int, entries: list[_Entry], dest: Path, budget: Han
                              dir_fd=parent_fd)
             except OSError as exc:
                 if exc.errno == errno.ELOOP:
-                    raise HandinRefused("changed-while-read", f"{_show(entry.parts)} became a link while it was read") from None
+                    raise HandinRefused("changed-while-read", BECAME_A_LINK.format(path=_show(entry.parts))) from None
                 raise
             try:
                 info = os.fstat(fd)
                 if (not stat.S_ISREG(info.st_mode) or info.st_uid != uid
                         or (info.st_dev, info.st_ino) != entry.inode):
-                    raise HandinRefused("changed-while-read", f"{_show(entry.parts)} changed while it was read")
+                    raise HandinRefused("changed-while-read", CHANGED_WHILE_READ.format(path=_show(entry.parts)))
                 copied += _copy_bounded(fd, target, budget.max_bytes - copied, entry.parts)
             finally:
                 os.close(fd)
@@ -381,7 +396,7 @@ def _copy_bounded(fd: int, target: Path, allowance: int, parts: tuple[bytes, ...
                 return written
             written += len(chunk)
             if written > allowance:
-                raise HandinRefused("changed-while-read", f"{_show(parts)} grew while it was read, past the hand-in's size budget")
+                raise HandinRefused("changed-while-read", GREW_WHILE_READ.format(path=_show(parts)))
             os.write(out, chunk)
     finally:
         os.close(out)
@@ -389,8 +404,7 @@ def _copy_bounded(fd: int, target: Path, allowance: int, parts: tuple[bytes, ...
 
 def _secret_of(root_fd: int, uid: int) -> str:
     """The hand-in's submission secret, read without following anything; raises HandinRefused."""
-    missing = HandinRefused("no-secret", f"the hand-in has no {SECRET_FILE} written by nbgrader submit; "
-                            "hand in with Submit (nbgrader submit)")
+    missing = HandinRefused("no-secret", NO_SECRET.format(file=SECRET_FILE))
     try:
         fd = os.open(SECRET_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=root_fd)
     except OSError:
@@ -407,8 +421,7 @@ def _secret_of(root_fd: int, uid: int) -> str:
 def _valid_secret(raw: bytes) -> str:
     text = raw.decode("ascii", "replace").strip()
     if len(raw) > MAX_SECRET_BYTES or not SECRET.fullmatch(text):
-        raise HandinRefused("bad-secret", f"the hand-in's {SECRET_FILE} is not one nbgrader submit wrote; "
-                            "hand in with Submit (nbgrader submit)")
+        raise HandinRefused("bad-secret", BAD_SECRET.format(file=SECRET_FILE))
     return text
 
 
@@ -464,7 +477,7 @@ def read_secret(path: Path) -> str:
     try:
         raw = path.read_bytes()[:MAX_SECRET_BYTES + 1]
     except FileNotFoundError:
-        raise HandinRefused("no-secret", f"the hand-in has no {SECRET_FILE}; hand in with Submit (nbgrader submit)") from None
+        raise HandinRefused("no-secret", NO_SECRET.format(file=SECRET_FILE)) from None
     return _valid_secret(raw)
 
 

@@ -40,7 +40,18 @@ from pathlib import Path
 from nbgrader.exchange import ExchangeError
 
 from grader.course import Course, enable_concurrent_writers
-from grader.grading.admission import Refusal, assignment_refusal, limits_from, refused
+from grader.grading.admission import (
+    ARCHIVE_FULL,
+    ENTRY_UNREADABLE,
+    NEVER_FINISHED,
+    NOT_A_HANDIN_NAME,
+    NOT_A_STUDENTS_ACCOUNT,
+    SECRET_REUSED,
+    Refusal,
+    assignment_refusal,
+    limits_from,
+    refused,
+)
 from grader.grading.nbgrader_compat import reuse_gradebook_connections
 from grader.language.catalogue import translate
 from grader.language.student_language import reading_language
@@ -52,9 +63,9 @@ from grader.scheduling.dask_cluster import ClusterSetupError
 from grader.scheduling.worker_lifetime import die_with_parent
 from grader.service import pages
 from grader.service.attribution import owner_of
+from grader.service.budgets import HourlySpending, archive_bytes
 from grader.service.exchange import CourseExchange
 from grader.service.grading import FEEDBACK, HANDIN, NOT_COLLECTED, grade_archived, warm_up
-from grader.service.budgets import HourlySpending, archive_bytes
 from grader.service.inbound import (
     SECRET_FILE,
     TIMESTAMP_FILE,
@@ -66,6 +77,7 @@ from grader.service.inbound import (
 )
 from grader.service.journal import GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal, Row
 from grader.service.notice import SETTLING_SECONDS, Wakeup
+from grader.service.privacy import Problem, course_problems, exchange_problems, fix
 from grader.service.status_messages import (
     GRADING_STOPPED,
     GRADING_TIME_USED,
@@ -79,7 +91,6 @@ from grader.service.status_messages import (
     UNNAMED_TIME,
     YOUR_HANDIN,
 )
-from grader.service.privacy import Problem, course_problems, exchange_problems, fix
 from grader.service_policy import GradingService, load_service_policy
 from grader.state_folders import HANDIN_ARCHIVE, REFUSAL_STAGING, SERVICE_JOURNAL, SERVICE_LOCK
 
@@ -317,7 +328,7 @@ class GradingLoop:
                     new += self._collect_or_wait(folder, noticed)
             except Exception as exc:  # never let one folder stop the service
                 log.exception("could not collect %s", folder.printable_name)
-                self._refuse_folder(folder, refused("entry-unreadable", f"it could not be read ({type(exc).__name__}: {exc})"))
+                self._refuse_folder(folder, refused("entry-unreadable", ENTRY_UNREADABLE.format(error=f"{type(exc).__name__}: {exc}")))
             finally:
                 self._collect_cpu.add(folder.owner, time.process_time() - started, noticed)
         for owner, entries in self._flood_counts.items():  # one journal write per account and pass
@@ -334,9 +345,8 @@ class GradingLoop:
         first_seen = self._first_seen.setdefault(folder.name, noticed)
         if noticed - first_seen >= self.policy.incomplete_handin_seconds:
             self._first_seen.pop(folder.name, None)
-            self._refuse_folder(folder, refused(
-                "incomplete-handin", f"it still had no {SECRET_FILE} {self.policy.incomplete_handin_seconds:g} s "
-                "after it appeared, so nbgrader submit did not write it; hand in with Submit (nbgrader submit)"))
+            self._refuse_folder(folder, refused("incomplete-handin", NEVER_FINISHED.format(
+                file=SECRET_FILE, seconds=f"{self.policy.incomplete_handin_seconds:g}")))
             return 0
         if noticed - first_seen < SETTLING_WINDOW and noticed - folder.changed_at < SETTLING_WINDOW:
             self._settling = True
@@ -428,9 +438,9 @@ class GradingLoop:
         # A hand-in named after a classmate is still its maker's row (refused, with a page to its maker).
         problem = None if folder.problem is None or folder.problem.code == "names-another-student" else folder.problem
         nobodys = problem or assignment_refusal(self.course, folder.assignment) or (None if student is not None else refused(
-            "not-a-student-account", f"the folder belongs to the account {folder.owner}, which is not a student's"))
+            "not-a-student-account", NOT_A_STUDENTS_ACCOUNT.format(owner=folder.owner)))
         if nobodys is None and folder.student is None:
-            nobodys = refused("not-a-handin-name", "its name is not the name nbgrader submit gives a hand-in")
+            nobodys = refused("not-a-handin-name", NOT_A_HANDIN_NAME)
         if nobodys is not None:
             self._refuse_folder(folder, nobodys)
             return 0
@@ -440,9 +450,8 @@ class GradingLoop:
         used = archive_bytes(self.archive_root / student)
         allowed = self.policy.max_archive_megabytes_per_account * 1e6
         if used >= allowed:
-            self._refuse_folder(folder, refused(
-                "archive-full", f"your earlier hand-ins already take {used / 1e6:.1f} MB of the course's "
-                f"archive, its limit per student ({allowed / 1e6:g} MB); this one was not kept"),
+            self._refuse_folder(folder, refused("archive-full", ARCHIVE_FULL.format(
+                used=f"{used / 1e6:.1f}", limit=f"{allowed / 1e6:g}")),
                                 todo="ask the instructor: later hand-ins are refused too until they make room.")
             return 0
         row = Row(0, student, folder.assignment, folder.timestamp, 0, 0, "", None, None,
@@ -471,7 +480,7 @@ class GradingLoop:
         if owner_of_secret is not None:
             # nbgrader names a feedback page after the submission secret: a reused secret would
             # release this page under another hand-in's name. Nothing is sent for it.
-            self._refuse_folder(folder, refused("secret-reused", "its submission secret is the one of another hand-in"),
+            self._refuse_folder(folder, refused("secret-reused", SECRET_REUSED),
                                 answer=False)
             shutil.rmtree(archive, ignore_errors=True)
             return 0

@@ -34,8 +34,9 @@ NOTEBOOK = "softmax.ipynb"
 EXPECTED = {"truncated": "notebook-unreadable", "large": "notebook-too-large", "many_cells": "too-many-cells",
             "wrong_assignment": "another-assignment", "missing": "notebook-missing",
             "not_utf8": "file-name-not-utf8", "not_an_id": "not-a-student-id"}
-#: A file name that is not UTF-8 (the byte 0xff), as Python's file functions write it from a str.
-NOT_UTF8_NAME = "notes\udcff.ipynb"
+#: A file name that is not UTF-8 (the byte 0xff), as Python's file functions write it from a str (not a
+#: notebook: nbgrader submit would log its name, which a test report cannot carry).
+NOT_UTF8_NAME = "notes\udcff.txt"
 #: The hand-in whose folder names, instead of its student's id, that id with a character no id has.
 NOT_AN_ID = "not_an_id"
 

@@ -45,13 +45,14 @@ def page_messages() -> set[str]:
 
 
 def status_page_messages() -> set[str]:
-    """Every message of the status and refusal pages: their own words, the service's messages and
-    each refusal code's sentence for students."""
+    """Every message of the status and refusal pages: their own words, the service's messages, each
+    refusal code's sentence for students and the words of each recorded reason."""
     from grader.grading import status_page
-    from grader.grading.admission import CODES
+    from grader.grading.admission import CODES, REFUSAL_MESSAGES
     from grader.service.status_messages import MESSAGES
 
-    return {status_page.HANDED_IN_LINE, status_page.WHY, status_page.WHAT_TO_DO_HEADING, status_page.IN_ENGLISH,
+    return {*REFUSAL_MESSAGES, status_page.RECORDED_REASON,
+            status_page.HANDED_IN_LINE, status_page.WHY, status_page.WHAT_TO_DO_HEADING, status_page.IN_ENGLISH,
             status_page.NOT_GRADED, status_page.NOT_GRADED_LEAD, status_page.WHAT_TO_DO, *MESSAGES,
             *(code.student_summary for code in CODES.values())}
 

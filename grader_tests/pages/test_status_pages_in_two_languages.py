@@ -1,13 +1,13 @@
 """Status and refusal pages are in the student's language: the page's own words, the service's
 messages and each refusal code's sentence are translated; the exact reason the grader recorded
-(which may quote the hand-in) follows in English, marked ``lang="en"``; English pages are as before."""
+follows, said in the page's language with its quoted values as they are when the engine's catalogue
+knows its words, else in English marked ``lang="en"``; English pages are as before."""
 from __future__ import annotations
 
-import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-from grader.grading.admission import CODES
+from grader.grading.admission import CODES, MOVED_OUT
 from grader.grading.grade_one import grade_one
 from grader.grading.status_page import status_page, ungradable_page
 from grader.language.catalogue import translate
@@ -30,16 +30,32 @@ def test_an_english_refusal_page_shows_the_recorded_reason_once_and_nothing_mark
     assert soup.find(lang="en") is soup.html
 
 
-def test_a_chinese_refusal_page_gives_the_codes_sentence_in_chinese_then_the_recorded_reason_in_english():
+def test_a_chinese_refusal_page_gives_the_codes_sentence_then_the_recorded_reason_in_chinese():
     soup = _soup(ungradable_page("02_softmax", REASON, student="ada", handed_in="2026-03-01 10:00 UTC",
                                  language="zh", code="too-many-cells"))
     assert soup.html["lang"] == "zh-Hans"
     reasons = soup.select("p.reason")
     assert reasons[0].get_text() == translate(CODES["too-many-cells"].student_summary, "zh") != \
         CODES["too-many-cells"].student_summary
-    assert (reasons[1].get_text(), reasons[1]["lang"]) == (REASON, "en")
+    assert (reasons[1].get_text(), reasons[1].get("lang")) == (
+        "softmax.ipynb 有 2101 个单元格，超过了本课程评分的上限 2000；请从发布的笔记本重新开始。", "zh-Hans")
     assert [h.get_text() for h in soup.find_all("h2")] == ["原因", "怎么办"]
     assert soup.find("p").get_text() == "学生 ada，作业 02_softmax，提交于 2026-03-01 10:00 UTC。"
+
+
+def test_a_recorded_reason_the_catalogue_does_not_know_follows_in_english_marked_as_english():
+    reason = "nbgrader could not convert the notebook: KeyError 'cells'"
+    soup = _soup(ungradable_page("02_softmax", reason, language="zh", code="grading-failed"))
+    (recorded,) = [p for p in soup.select("p.reason") if p.get("lang") == "en"]
+    assert recorded.get_text() == reason
+    assert recorded.find_previous("p").get_text() == translate("The reason as the grader recorded it (in English):", "zh")
+
+
+def test_a_reason_with_a_moved_out_entry_is_said_in_chinese_in_both_of_its_parts():
+    reason = MOVED_OUT.format(reason=REASON, entries="data.bin: a symbolic link")
+    soup = _soup(ungradable_page("02_softmax", reason, language="zh", code="too-many-cells"))
+    said = soup.select("p.reason")[1].get_text()
+    assert said.startswith("softmax.ipynb 有 2101 个单元格") and said.endswith("已移出提交文件夹：data.bin: a symbolic link。")
 
 
 def test_a_chinese_service_page_fills_its_values_into_the_translated_message():
