@@ -15,7 +15,8 @@ import sys
 import threading
 import time
 
-PR_SET_PDEATHSIG = 1
+from grader.sandbox.launcher import PR_SET_PDEATHSIG
+
 WATCH_INTERVAL_SECONDS = 0.5
 
 

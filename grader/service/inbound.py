@@ -51,6 +51,7 @@ from grader.grading.admission import (
     refused,
 )
 from grader.sandbox.submitted_links import special_kind
+from grader.sandbox.workdir_quota import COPY_CHUNK
 from grader.settings import setting
 
 SECRET_FILE = "submission_secret.txt"
@@ -59,7 +60,6 @@ SECRET = re.compile(r"[0-9a-f]{128}")  # what nbgrader's submit writes: secrets.
 MAX_SECRET_BYTES = 1024
 # A secret a refusal page may be keyed on: one line of printable ASCII, long enough not to be guessed.
 PAGE_KEY = re.compile(rb"[\x21-\x7e]{32,1024}\r?\n?")
-COPY_CHUNK = 1 << 20
 MB = 1_000_000  # the unit of the c.GradingService sizes
 
 

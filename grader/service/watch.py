@@ -63,7 +63,7 @@ from grader.scheduling.dask_cluster import ClusterSetupError
 from grader.scheduling.worker_lifetime import die_with_parent
 from grader.service import pages
 from grader.service.attribution import owner_of
-from grader.service.budgets import HourlySpending, archive_bytes
+from grader.service.budgets import HOUR, HourlySpending, archive_bytes
 from grader.service.exchange import CourseExchange
 from grader.service.grading import FEEDBACK, HANDIN, NOT_COLLECTED, grade_archived, warm_up
 from grader.service.inbound import (
@@ -95,7 +95,6 @@ from grader.service_policy import GradingService, load_service_policy
 from grader.state_folders import HANDIN_ARCHIVE, REFUSAL_STAGING, SERVICE_JOURNAL, SERVICE_LOCK
 
 log = logging.getLogger("grader.watch")
-HOUR = 3600.0
 SETTLING_WINDOW = 10.0  # seconds after its last change an incomplete hand-in folder is looked at often
 GRADING_TIME_RECHECK = 60.0  # seconds between looks at a hand-in waiting for its student's grading time
 PASSBACK_RETRY_SECONDS = 60.0  # seconds between looks for LMS score posts due for a retry (grader.lti)
