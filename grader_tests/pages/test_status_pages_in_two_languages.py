@@ -12,6 +12,7 @@ from grader.grading.grade_one import grade_one
 from grader.grading.status_page import status_page, ungradable_page
 from grader.language.catalogue import translate
 from grader.language.student_language import reading_language, save_student_languages
+from grader.language.text_patterns import page_translator
 from grader.service.pages import status_page_of
 from grader.service.status_messages import HOURLY_LIMIT, SUPERSEDED
 
@@ -95,4 +96,7 @@ def test_a_roster_chinese_student_gets_the_ungradable_page_in_chinese_with_the_s
     tom = _soup(course.feedback_page("tom", "02_softmax").read_text(encoding="utf-8"))
     assert mei.html["lang"] == "zh-Hans" and tom.html["lang"] == "en"
     assert mei.select_one("p.reason").get_text() == translate(CODES["notebook-unreadable"].student_summary, "zh")
-    assert mei.select("p.reason")[1].get_text() == tom.select_one("p.reason").get_text() == outcomes["tom"].reason
+    assert tom.select_one("p.reason").get_text() == outcomes["tom"].reason == outcomes["mei"].reason
+    said = mei.select("p.reason")[1].get_text()
+    assert said == page_translator(None, "zh")(outcomes["mei"].reason) != outcomes["mei"].reason
+    assert said.startswith("softmax.ipynb 不是可读的笔记本：")
