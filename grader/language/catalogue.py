@@ -64,7 +64,12 @@ def catalogue_messages(language: str) -> dict[str, str]:
     from babel.messages.pofile import read_po
 
     with open(catalogue_path(language), "rb") as handle:
-        catalogue = read_po(handle, locale=language, domain=DOMAIN)
+        return translated_entries(read_po(handle, locale=language, domain=DOMAIN))
+
+
+def translated_entries(catalogue) -> dict[str, str]:
+    """English message -> translation of every entry of a Babel ``catalogue`` that has a current
+    translation (untranslated and fuzzy entries left out)."""
     return {entry.id: entry.string for entry in catalogue
             if entry.id and isinstance(entry.string, str) and entry.string and not entry.fuzzy}
 

@@ -32,7 +32,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 from grader.course_folders import CHECKS_FILE, LOCALES, SOURCE
-from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE
+from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE, translated_entries
 from grader.language.checks_texts import checks_texts
 from notebook_language.cells import prose_paragraphs, visible_test_messages
 from notebook_language.fetch import DOMAIN
@@ -191,9 +191,7 @@ def course_translations(course_root: Path, language: str) -> dict[str, str]:
 @lru_cache(maxsize=16)
 def _translations_of(path: Path, _mtime_ns: int, _size: int, language: str) -> dict[str, str]:
     with open(path, "rb") as handle:
-        catalog = read_po(handle, locale=language, domain=DOMAIN)
-    return {entry.id: entry.string for entry in catalog
-            if entry.id and isinstance(entry.string, str) and entry.string and not entry.fuzzy}
+        return translated_entries(read_po(handle, locale=language, domain=DOMAIN))
 
 
 def course_gettext(course_root: Path, language: str):

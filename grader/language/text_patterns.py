@@ -2,7 +2,7 @@
 
 A check's first problem is English built from messages with values, nested: the engine's
 ``"{what} has shape {shape}, which is not the shape the contract asks for here."`` with ``what``
-the course's ``"the mean"`` inside ``"{name} you returned"``, or a case label of the course's
+the course's ``"the mean"`` inside ``"{output} you returned"``, or a case label of the course's
 checks file made with an f-string (``"a vector of {n} random logits"``). A
 :class:`TextTranslator` is given every message of a language's catalogues (the engine's and the
 course's) and says such a text in that language: a text that is a message is its translation; a
