@@ -11,7 +11,7 @@ from grader.course import Course, sqlite_url
 from grader.course_folders import CHECKS_FILE
 from grader.grading.admission import course_limits
 from grader.grading.pipeline import AUTOGRADE_STEPS, FEEDBACK_STEPS, SANITIZE_STEPS
-from grader.pages.exporter import SANITIZING_FILTERS, FeedbackExporter
+from grader.pages.exporter import CELL_TEMPLATE, SANITIZING_FILTERS, FeedbackExporter
 from grader.pages.formgrader import EXTRA_TEMPLATE_BASEDIRS, EXTRA_TEMPLATE_PATHS
 from grader.reporting.grades_csv import GradesCsvExport
 from grader.sandbox.leftover_budget import NOTEBOOK_NOTE_KEY
@@ -62,13 +62,15 @@ c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {"kernelspec", "language
 # RemoveActiveContent (above) makes the autograded notebook inert; HTMLExporter, which the
 # formgrader uses for its submission view, sanitizes markdown, HTML and SVG with nh3 and escapes
 # the student's id and names in the formgrader's header; feedback pages come from
-# FeedbackExporter: sanitized, no script, maths as MathML, a restrictive CSP.
+# FeedbackExporter: sanitized cells (its template feedback_page) in the course's autoescaped page with
+# its CSP, no script, maths as MathML.
 c.HTMLExporter.sanitize_html = True
 c.HTMLExporter.filters = SANITIZING_FILTERS
 c.HTMLExporter.extra_template_basedirs = EXTRA_TEMPLATE_BASEDIRS
 c.HTMLExporter.extra_template_paths = EXTRA_TEMPLATE_PATHS
 c.GenerateFeedback.exporter_class = FeedbackExporter
-c.FeedbackExporter.template_name = "feedback_page"  # grader/pages/templates/feedback_page: nbgrader's, tidied
+# nbgrader's GenerateFeedback puts its whole-page 'feedback' template on HTMLExporter; the pages' cells are ours:
+c.FeedbackExporter.template_name = CELL_TEMPLATE
 
 # Feedback never carries hidden test source (nor, by construction, expected values); FeedbackPage
 # adds the summary of every check at the top and tidies the graded outputs (grader.grading.preprocessors.feedback_page).

@@ -6,15 +6,12 @@ accessibility statement of the docs (``docs/accessibility.md``) says what was me
 """
 from __future__ import annotations
 
-import re
-
 #: The language of every page the course writes (the ``lang`` attribute of ``<html>``): a screen
 #: reader reads a page in the voice of its language.
 PAGE_LANGUAGE = "en"
 
-_HTML_TAG = re.compile(r"<html\b(?![^>]*\blang=)", re.IGNORECASE)
-
-#: Appended to a feedback page's inline CSS, after the template's and the summary's.
+#: Appended to a feedback page's CSS, after the code colours and the summary's, before nbgrader's feedback style
+#: (``grader.pages.exporter.FeedbackExporter.page_style``).
 #: - links: nbgrader's #337ab7 has a contrast of 4.2:1 on its grey boxes (4.5:1 is needed) and
 #:   links inside text differ from it by colour alone, so links are darker and underlined; the
 #:   "(Top)" links of a graded cell's blue heading are white instead of #bbb (2.4:1), a rule more
@@ -27,7 +24,3 @@ div.nbgrader_cell div.panel-heading a, div.nbgrader_cell div.panel-heading a:vis
 div.input_area pre { background: #fff; white-space: pre-wrap; overflow-wrap: anywhere; }
 """
 
-
-def with_page_language(html: str, language: str = PAGE_LANGUAGE) -> str:
-    """``html`` with ``lang="<language>"`` on its ``<html>`` element, unless it has one."""
-    return _HTML_TAG.sub(f'<html lang="{language}"', html, count=1)

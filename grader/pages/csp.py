@@ -1,10 +1,10 @@
 """The Content-Security-Policy of every page written from a submission: a second layer behind
-the sanitizer. The pages need no script at all and nothing from the network: styles are inline,
+the sanitizer. ``page/base.html.j2`` (``grader.pages.page_templates``) writes it first in every
+page's head. The pages need no script at all and nothing from the network: styles are inline,
 images are ``data:`` URLs, maths is MathML (see grader.pages.markdown)."""
 from __future__ import annotations
 
 from functools import lru_cache
-from html import escape
 
 CONTENT_SECURITY_POLICY = "; ".join((
     "default-src 'none'",
@@ -19,12 +19,6 @@ CONTENT_SECURITY_POLICY = "; ".join((
     "base-uri 'none'",
     "form-action 'none'",
 ))
-
-
-def csp_meta(policy: str = CONTENT_SECURITY_POLICY) -> str:
-    """The ``<meta http-equiv="Content-Security-Policy">`` element; put it first in ``<head>``
-    (a policy in a meta element only covers what comes after it)."""
-    return f'<meta http-equiv="Content-Security-Policy" content="{escape(policy, quote=True)}">'
 
 
 def _fetches(rule) -> bool:
@@ -49,24 +43,3 @@ def without_fetching_rules(css: str) -> str:
     if not any(_fetches(rule) for rule in rules):
         return css
     return tinycss2.serialize([rule for rule in rules if not _fetches(rule)])
-
-
-def add_csp_meta(html: str, policy: str = CONTENT_SECURITY_POLICY) -> str:
-    """A whole HTML document with :func:`csp_meta` as the first element of its ``<head>``, and
-    its head's style sheets without rules that load files.
-
-    Only the head is parsed again (it holds the template's markup, never a submission's), so a
-    page's body is not re-serialized.
-    """
-    from bs4 import BeautifulSoup
-
-    head_end = html.find("</head>")
-    if head_end < 0:
-        return add_csp_meta(html.replace("<html>", "<html><head></head>", 1) if "<html>" in html
-                            else "<head></head>" + html, policy)
-    head_start = html.rfind("<head", 0, head_end)
-    soup = BeautifulSoup(html[head_start:head_end + len("</head>")], "html.parser")
-    for style in soup.find_all("style"):
-        style.string = without_fetching_rules(style.get_text())
-    soup.head.insert(0, BeautifulSoup(csp_meta(policy), "html.parser").meta)
-    return html[:head_start] + str(soup) + html[head_end + len("</head>"):]

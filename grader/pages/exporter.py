@@ -1,8 +1,11 @@
-"""The exporter of feedback pages: nbgrader's feedback template, with every piece of submission
-markup sanitized, maths as MathML (within a bound per page, ``grader.pages.markdown.MathBudget``),
-code highlighted within a bound per page (:class:`HighlightBudget`; past it code is shown escaped,
-not coloured), at most ``max_output_chars`` characters of output, no script and a restrictive
-Content-Security-Policy.
+"""The exporter of feedback pages: the notebook's cells rendered by nbconvert with the course's
+cell template (``templates/feedback_page``: nbgrader's feedback cells, every piece of submission
+markup sanitized, maths as MathML within a bound per page, ``grader.pages.markdown.MathBudget``,
+code highlighted within a bound per page, :class:`HighlightBudget`, past which code is shown
+escaped, not coloured, at most ``max_output_chars`` characters of output), inside the page
+``page/feedback.html.j2`` of the course's autoescaped environment (``grader.pages.page_templates``):
+the shared base with its Content-Security-Policy and language, the header with the assignment's
+title, score and deadline note, and no script.
 
 ``nbgrader_config.py`` selects it for ``GenerateFeedback`` (so plain ``nbgrader generate_feedback``
 uses it) and sets the same sanitizing filters on ``HTMLExporter``, the exporter of the formgrader's
@@ -18,20 +21,22 @@ from dataclasses import dataclass
 from html import escape
 
 import cachetools
-from jinja2 import DictLoader, FileSystemLoader
+from jinja2 import DictLoader
+from markupsafe import Markup
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
-from traitlets import Bool, default
+from traitlets import Bool, Unicode, default
 
 from grader.language.catalogue import HTML_LANG, PAGE_LANGUAGE_KEY, SOURCE_LANGUAGE, translate
-from grader.pages.accessibility import FEEDBACK_PAGE_CSS, with_page_language
-from grader.pages.csp import add_csp_meta
-from grader.pages.formgrader import NBGRADER_TEMPLATES
+from grader.pages.accessibility import FEEDBACK_PAGE_CSS
+from grader.pages.csp import without_fetching_rules
+from grader.pages.formgrader import NBGRADER_STATIC
 from grader.pages.html_sanitizer import sanitize_fragment
 from grader.pages.markdown import IMAGES_KEY, page_markdown_to_html
 from grader.pages.notebook_images import NotebookImages
 from grader.pages.page_limit import limit_outputs
+from grader.pages.page_templates import TEMPLATES, render
 from grader.settings import traits_of
 
 # nbconvert's templates import the MathJax loader from 'mathjax.html.j2'; feedback pages load no
@@ -46,17 +51,29 @@ SANITIZING_FILTERS = {
     "escape_student_fields": "grader.pages.formgrader.escape_student_fields",
 }
 
+#: The template of a feedback page's cells (``templates/feedback_page``).
+CELL_TEMPLATE = "feedback_page"
+#: The header's words, messages of the language catalogue.
+FEEDBACK_ON = "Feedback on"
+LATE_PENALTY = "Late submission penalty:"
+HEADER_MESSAGES = (FEEDBACK_ON, LATE_PENALTY)
+
 
 class FeedbackExporter(HTMLExporter):
     """HTMLExporter for pages other people open: sanitized content, no script, a CSP meta element."""
 
     sanitize_html = Bool(True, help="Always on: feedback pages show submission content.").tag(config=True)
+    template_name = Unicode(CELL_TEMPLATE, help="The cells' template (the page around them is "
+                            "page/feedback.html.j2's).").tag(config=True)
     locals().update(traits_of("FeedbackExporter"))  # max_output_chars, max_inline_image_bytes (grader.settings)
 
     @default("extra_loaders")
     def _no_mathjax_loader(self):
-        # nbgrader's templates by their own names: the course's 'feedback_page' extends 'feedback/index.html.j2'
-        return [DictLoader(NO_MATHJAX), FileSystemLoader(str(NBGRADER_TEMPLATES))]
+        return [DictLoader(NO_MATHJAX)]
+
+    @default("extra_template_basedirs")
+    def _course_templates(self):
+        return [str(TEMPLATES)]
 
     def default_filters(self):
         yield from super().default_filters()
@@ -76,9 +93,32 @@ class FeedbackExporter(HTMLExporter):
 
     def from_notebook_node(self, nb, resources=None, **kw):
         self.sanitize_html = True  # a config that turns it off must not make these pages unsafe
-        html, resources = self._render(nb, resources, **kw)
-        language = (resources or {}).get(PAGE_LANGUAGE_KEY, SOURCE_LANGUAGE)  # FeedbackPage's choice
-        return add_csp_meta(with_page_language(with_accessibility_marks(html), HTML_LANG[language])), resources
+        cells, resources = self._render(nb, resources, **kw)
+        return self.page(with_accessibility_marks(cells), resources), resources
+
+    def page(self, cells: str, resources: dict) -> str:
+        """The whole page around ``cells`` (the cells' HTML as nbconvert rendered them), in the page's
+        language (``resources["language"]``, FeedbackPage's choice) with the score of
+        ``resources["nbgrader"]`` (nbgrader's GetGrades)."""
+        language = resources.get(PAGE_LANGUAGE_KEY, SOURCE_LANGUAGE)
+        info = resources.get("nbgrader") or {}
+        assignment = str(info.get("assignment", ""))
+        return render("page/feedback.html.j2", language=HTML_LANG[language],
+                      title=resources.get("assignment_title") or assignment or str(info.get("notebook", "")),
+                      assignment=assignment, total=translate(FEEDBACK_ON, language),
+                      score=info.get("score", 0.0), max_score=info.get("max_score", 0.0),
+                      late_penalty=info.get("late_penalty", 0.0) or 0.0,
+                      late_penalty_words=translate(LATE_PENALTY, language),
+                      deadline_note=resources.get("deadline_note", ""),
+                      style=Markup(self.page_style(resources)), cells=Markup(cells))
+
+    def page_style(self, resources: dict) -> str:
+        """The page's one style sheet: Bootstrap (as nbgrader's feedback pages have it), the style
+        sheets the preprocessors put in ``resources["inlining"]["css"]`` (code colours, the
+        summary's, :data:`FEEDBACK_PAGE_CSS`), then nbgrader's feedback style; without the rules
+        that would load files (:func:`grader.pages.csp.without_fetching_rules`)."""
+        sheets = [BOOTSTRAP_CSS, *resources.get("inlining", {}).get("css", []), NBGRADER_FEEDBACK_CSS]
+        return "\n".join(without_fetching_rules(str(sheet)) for sheet in sheets)
 
     def _render(self, nb, resources=None, **kw):
         """``HTMLExporter.from_notebook_node`` up to its BeautifulSoup pass over the whole page
@@ -91,6 +131,13 @@ class FeedbackExporter(HTMLExporter):
         self.register_filter("filter_data_type", WidgetsDataTypeFilter(
             notebook_metadata=self._nb_metadata, parent=self, resources=resources))
         return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+
+
+#: nbgrader's feedback style (its feedback template's), which :meth:`FeedbackExporter.page_style` puts last.
+NBGRADER_FEEDBACK_CSS = (TEMPLATES / "page" / "nbgrader_feedback.css").read_text(encoding="utf-8")
+#: Bootstrap 3's style sheet, the one nbgrader's feedback pages and formgrader use (shipped with nbgrader).
+BOOTSTRAP_CSS = (NBGRADER_STATIC / "node_modules" / "bootstrap" / "dist" / "css" / "bootstrap.min.css").read_text(
+    encoding="utf-8")
 
 
 @dataclass

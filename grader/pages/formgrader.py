@@ -15,6 +15,7 @@ import nbgrader.server_extensions.formgrader.handlers as formgrader_handlers
 
 TEMPLATES = Path(__file__).with_name("templates")
 NBGRADER_TEMPLATES = Path(formgrader_handlers.template_path)
+NBGRADER_STATIC = Path(formgrader_handlers.static_path)
 # Fields of the formgrader's resources that come from the submission or the roster.
 STUDENT_FIELDS = ("student", "first_name", "last_name", "notebook_path")
 

@@ -1,13 +1,14 @@
-"""The jinja2 environment of every page the course writes by itself (status pages, the class
+"""The jinja2 environment of every page the course writes (feedback pages, status pages, the class
 report with its similarity view): autoescaped, and each page extends ``page/base.html.j2``.
 
 The base template is the one place a page's document is written: ``<!DOCTYPE html>``, ``<html
 lang>`` (``grader.pages.accessibility.PAGE_LANGUAGE``), the Content-Security-Policy meta element
 first in ``<head>`` (``grader.pages.csp.CONTENT_SECURITY_POLICY``), charset, viewport, then the
 blocks ``title``, ``style`` and ``body`` a page fills. Every value a page is given is escaped;
-the font stacks (constants of ``grader.fonts``) are the only globals inserted as they are.
-nbconvert's feedback pages are rendered by nbconvert's own environment and get the same policy
-from ``grader.pages.csp.add_csp_meta``.
+the font stacks (constants of ``grader.fonts``) are the only globals inserted as they are. A
+feedback page's cells are rendered by nbconvert's environment (every piece of submission markup
+sanitized) and handed to ``page/feedback.html.j2`` as markup
+(``grader.pages.exporter.FeedbackExporter``).
 """
 from __future__ import annotations
 

@@ -7,8 +7,6 @@ catalogues.
 """
 from __future__ import annotations
 
-import html
-
 from grader.language.catalogue import translate
 from grader.policy.standing import Standing, moment_text
 
@@ -35,7 +33,6 @@ def deadline_sentences(standing: Standing, language: str) -> list[str]:
     return said
 
 
-def deadline_note_html(standing: Standing, language: str) -> str:
-    """The note as escaped HTML (a paragraph), or "" when it has nothing to say."""
-    said = deadline_sentences(standing, language)
-    return f'<p class="your-deadline">{html.escape(" ".join(said))}</p>' if said else ""
+def deadline_note_text(standing: Standing, language: str) -> str:
+    """The note as one line of text (the page escapes it), or "" when it has nothing to say."""
+    return " ".join(deadline_sentences(standing, language))

@@ -14,6 +14,7 @@ from grader.checks.misconceptions import KNOWN_WRONG_ANSWERS
 from grader.grading.preprocessors import feedback_page
 from grader.language.catalogue import LANGUAGES, SOURCE_LANGUAGE, catalogue_path, translate, translations
 from grader.language.kernel_messages import translations_file, translations_source
+from grader.pages import exporter
 from grader.pages.page_templates import TEMPLATES
 from grader.policy import page_note
 from grader_tests.checkout import REPO_ROOT
@@ -33,7 +34,7 @@ def _fields(text: str) -> set[str]:
 
 
 def page_messages() -> set[str]:
-    """Every message the feedback page says: its template's ``say(...)`` and the preprocessor's."""
+    """Every message the feedback page says: its cell template's ``say(...)``, its header's and the preprocessor's."""
     template = (TEMPLATES / "feedback_page" / "index.html.j2").read_text(encoding="utf-8")
     said = {match.group(2) for match in _SAID_IN_TEMPLATE.finditer(template)}
     return said | {feedback_page.NOT_ATTEMPTED_NOTE, feedback_page.CALLS_A_STUB_NOTE,
@@ -41,7 +42,7 @@ def page_messages() -> set[str]:
                    feedback_page.MISCONCEPTION_LINE, "not passed", "Fix first:", "Every check passed.", "passed",
                    "Check", "Score", "What to fix", "Summary", "{check}: passed.", "{check}: not passed.",
                    "Likely misconception: {misconception}"} | {message for _, message in feedback_page.VERDICT_LINES} \
-        | set(page_note.MESSAGES)
+        | set(page_note.MESSAGES) | set(exporter.HEADER_MESSAGES)
 
 
 def status_page_messages() -> set[str]:

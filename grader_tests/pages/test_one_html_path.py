@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 from bs4 import BeautifulSoup
+from feedback_pages import feedback_page
 from similarity_pages import hostile_summary as similar_summary
 
 from grader.cli import main as grader_main
 from grader.grading.status_page import status_page, ungradable_page
 from grader.pages.accessibility import PAGE_LANGUAGE
-from grader.pages.csp import CONTENT_SECURITY_POLICY, add_csp_meta
+from grader.pages.csp import CONTENT_SECURITY_POLICY
 from grader.pages.scan import missing_csp
 from grader.reporting.analysis import assignment_summary
 from grader.reporting.class_report import ClassReport, StudentResult
@@ -17,7 +18,7 @@ from grader.reporting.html_page import render_page
 from grader.service.pages import status_page_of
 
 HOSTILE = "<script>alert(1)</script>"
-FEEDBACK = add_csp_meta("<!DOCTYPE html>\n<html lang=\"en\"><head><title>f</title></head><body><p>ok</p></body></html>")
+FEEDBACK = feedback_page("ok")
 
 
 def _report() -> str:
@@ -49,8 +50,8 @@ def test_every_page_kind_names_the_course_language(kind):
     assert BeautifulSoup(PAGES[kind](), "html5lib").html["lang"] == PAGE_LANGUAGE
 
 
-@pytest.mark.parametrize("kind", [k for k in PAGES if k != "feedback"])
-def test_every_page_the_course_writes_itself_starts_with_the_doctype(kind):
+@pytest.mark.parametrize("kind", PAGES)
+def test_every_page_kind_starts_with_the_doctype(kind):
     assert PAGES[kind]().startswith("<!DOCTYPE html>\n<html lang=")
 
 
@@ -69,7 +70,24 @@ def test_a_page_without_the_csp_meta_is_missing_it():
 
 
 def test_a_page_with_another_policy_is_missing_the_course_csp():
-    assert missing_csp(add_csp_meta("<html><head></head><body></body></html>", policy="default-src *")) != []
+    assert missing_csp(FEEDBACK.replace(CONTENT_SECURITY_POLICY.replace("'", "&#39;"), "default-src *", 1)) != []
+
+
+def test_a_feedback_page_escapes_a_hostile_assignment_title_in_its_title_and_heading():
+    page = feedback_page("ok", title=HOSTILE)
+    soup = BeautifulSoup(page, "html5lib")
+    assert soup.find("script") is None and HOSTILE not in page
+    assert soup.title.get_text() == HOSTILE and soup.find("h1").get_text() == HOSTILE
+
+
+def test_a_feedback_page_is_one_document_with_one_notebook_landmark():
+    soup = BeautifulSoup(feedback_page("ok"), "html5lib")
+    assert len(soup.find_all("body")) == 1 and len(soup.find_all(id="notebook")) == 1
+    assert [main.get("id") for main in soup.find_all("main")] == ["notebook"]
+
+
+def test_a_chinese_feedback_page_is_marked_as_chinese_by_the_shared_base():
+    assert BeautifulSoup(feedback_page("ok", language="zh"), "html5lib").html["lang"] == "zh-Hans"
 
 
 def test_a_page_with_the_course_policy_misses_nothing():

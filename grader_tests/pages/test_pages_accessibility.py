@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from grader.pages.accessibility import PAGE_LANGUAGE, with_page_language
 from grader.pages.exporter import NO_DESCRIPTION, describe_images, with_accessibility_marks
 
 HEAD = "<!DOCTYPE html>\n<html><head><title>t</title><style>.jp-OutputArea-output{}</style></head>"
@@ -58,13 +57,3 @@ def test_an_image_output_with_its_own_alt_text_keeps_it():
     describe_images(nb)
 
     assert nb.cells[0].outputs[0].metadata["image/jpeg"]["alt"] == "a plot"
-
-
-def test_a_page_without_a_language_is_given_the_pages_language():
-    assert with_page_language("<!DOCTYPE html>\n<html>\n<head>").startswith(f'<!DOCTYPE html>\n<html lang="{PAGE_LANGUAGE}">')
-
-
-def test_a_page_that_names_its_language_keeps_it():
-    page = '<!DOCTYPE html>\n<html class="x" lang="zh-Hans">\n<head>'
-
-    assert with_page_language(page) == page

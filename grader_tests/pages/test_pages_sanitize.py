@@ -10,17 +10,12 @@ import matplotlib
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
+from feedback_pages import feedback_page
 from injection_harness import MARK, load_injections
 
 from grader.cli import main as grader_main
-from grader.pages import (
-    CONTENT_SECURITY_POLICY,
-    add_csp_meta,
-    csp_meta,
-    markdown_to_html,
-    sanitize_fragment,
-    sanitize_svg,
-)
+from grader.pages import CONTENT_SECURITY_POLICY, markdown_to_html, sanitize_fragment, sanitize_svg
+from grader.pages.exporter import FeedbackExporter
 from grader.pages.notebook import REMOVED_NOTE, inert_notebook
 from grader.pages.scan import find_active_cells, find_active_content, scan_course
 
@@ -124,22 +119,18 @@ def test_markdown_payloads_of_the_corpus_render_inert(injection):
         assert find_active_content(markdown_to_html(text)) == []
 
 
-def test_csp_meta_forbids_script_frames_and_every_remote_resource():
-    meta = BeautifulSoup(csp_meta(), "html.parser").meta
-    assert meta["http-equiv"] == "Content-Security-Policy" and meta["content"] == CONTENT_SECURITY_POLICY
+def test_the_course_policy_forbids_script_frames_and_every_remote_resource():
     directives = dict(d.strip().split(" ", 1) for d in CONTENT_SECURITY_POLICY.split(";"))
     assert directives["default-src"] == "'none'" and directives["script-src"] == "'none'"
     assert directives["img-src"] == "data:" and directives["base-uri"] == "'none'"
 
 
-def test_add_csp_meta_puts_the_policy_first_and_drops_css_rules_that_load_files():
-    page = ("<html><head><meta charset='utf-8'><style>@font-face{font-family:I;src:url(../fonts/i.woff)}"
-            "@font-face{font-family:J;src:url(data:font/woff;base64,AA==)}p{color:red}</style></head>"
-            "<body><p>x</p></body></html>")
-    soup = BeautifulSoup(add_csp_meta(page), "html.parser")
-    assert soup.head.find(True).get("http-equiv") == "Content-Security-Policy"
-    css = soup.style.get_text()
-    assert "fonts/i.woff" not in css and "data:font/woff" in css and "color:red" in css
+def test_a_feedback_pages_style_drops_the_css_rules_that_load_files():
+    css = FeedbackExporter().page_style({"inlining": {"css": [
+        "@font-face{font-family:I;src:url(../fonts/i.woff)}@font-face{font-family:J;src:url(data:font/woff;base64,AA==)}"
+        "p{color:red}"]}})
+    assert "fonts/i.woff" not in css and "glyphicons" not in css
+    assert "data:font/woff" in css and "color:red" in css
 
 
 def _notebook_with_every_output() -> nbformat.NotebookNode:
@@ -196,7 +187,7 @@ def test_check_pages_reports_each_active_file_and_exits_non_zero(tmp_path, capsy
 
 
 def test_check_pages_exits_zero_for_an_inert_course(tmp_path, capsys):
-    _course_with_pages(tmp_path, add_csp_meta("<html><head></head><body><p>hi</p></body></html>"))
+    _course_with_pages(tmp_path, feedback_page("hi"))
     assert grader_main(["check-pages", "--course", str(tmp_path)]) == 0
     assert list(scan_course(tmp_path).values()) == [[], []]
 
@@ -207,7 +198,7 @@ def test_inline_svg_images_are_not_reported_since_an_image_runs_no_script():
 
 
 def test_check_pages_reports_student_folders_whose_name_is_markup(tmp_path, capsys):
-    _course_with_pages(tmp_path, add_csp_meta("<html><head></head><body><p>hi</p></body></html>"))
+    _course_with_pages(tmp_path, feedback_page("hi"))
     (tmp_path / "submitted" / "<img src=x onerror=alert(1)>" / "02_softmax").mkdir(parents=True)
     (tmp_path / "submitted" / "alice.smith-2").mkdir(parents=True)
     assert grader_main(["check-pages", "--course", str(tmp_path)]) == 1

@@ -437,12 +437,12 @@ class FeedbackPage(NbGraderPreprocessor):
         return student_language(Path(coursedir.root) / STATE_DIR_NAME, student, self.feedback_language)
 
     def deadline_note(self, resources, language: str) -> str:
-        """The student's own due date and late days left (grader.policy), as escaped HTML; "" outside
+        """The student's own due date and late days left (grader.policy), as a line of text; "" outside
         a course's nbgrader run."""
         from grader.course import Course
         from grader.policy.course_policy import PolicyBook
         from grader.policy.declaration import PolicyFileError
-        from grader.policy.page_note import deadline_note_html
+        from grader.policy.page_note import deadline_note_text
         from grader.policy.standing import standing
 
         coursedir, info = converter_coursedir(self), resources.get("nbgrader") or {}
@@ -453,7 +453,7 @@ class FeedbackPage(NbGraderPreprocessor):
         except PolicyFileError as exc:  # the page without the note rather than no page
             self.log.error("no deadline note on the feedback page: the course policy cannot be used: %s", exc)
             return ""
-        return deadline_note_html(standing(book, info["student"], info["assignment"]), language)
+        return deadline_note_text(standing(book, info["student"], info["assignment"]), language)
 
     def preprocess(self, nb, resources):
         language = resources[PAGE_LANGUAGE_KEY] = self.page_language(resources)
