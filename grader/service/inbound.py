@@ -322,6 +322,7 @@ def _copy(root_fd: int, uid: int, entries: list[_Entry], dest: Path, budget: Han
             continue
         parent_fd = root_fd
         opened = []
+        shown = _show(entry.parts)
         try:
             for part in entry.parts[:-1]:
                 parent_fd = _open_dir(parent_fd, part)
@@ -330,13 +331,13 @@ def _copy(root_fd: int, uid: int, entries: list[_Entry], dest: Path, budget: Han
                 fd = os.open(entry.parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK,
                              dir_fd=parent_fd)
             except OSError as exc:
-                refusal = became_a_link_refusal(exc, _show(entry.parts))
+                refusal = became_a_link_refusal(exc, shown)
                 if refusal is not None:
                     raise HandinRefused(refusal) from None
                 raise
             try:
-                _refuse_if(file_changed_refusal(os.fstat(fd), uid, entry.inode, _show(entry.parts)))
-                copied += _copy_bounded(fd, target, budget.max_bytes - copied, entry.parts)
+                _refuse_if(file_changed_refusal(os.fstat(fd), uid, entry.inode, shown))
+                copied += _copy_bounded(fd, target, budget.max_bytes - copied, shown)
             finally:
                 os.close(fd)
         finally:
@@ -345,7 +346,7 @@ def _copy(root_fd: int, uid: int, entries: list[_Entry], dest: Path, budget: Han
     return copied
 
 
-def _copy_bounded(fd: int, target: Path, allowance: int, parts: tuple[bytes, ...]) -> int:
+def _copy_bounded(fd: int, target: Path, allowance: int, shown: str) -> int:
     written = 0
     out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
@@ -354,7 +355,7 @@ def _copy_bounded(fd: int, target: Path, allowance: int, parts: tuple[bytes, ...
             if not chunk:
                 return written
             written += len(chunk)
-            _refuse_if(grew_while_read_refusal(written, allowance, _show(parts)))
+            _refuse_if(grew_while_read_refusal(written, allowance, shown))
             os.write(out, chunk)
     finally:
         os.close(out)

@@ -6,7 +6,8 @@ events are not delivered). A pass:
 
 1. list the exchange's inbound folder; collect each hand-in not yet in the journal into the
    service's private archive (``.grader/submissions/``) and record it (``received``). Nothing in
-   ``inbound/`` is trusted (``grader.service.inbound``): links are never followed, a hand-in is
+   ``inbound/`` is trusted (``grader.service.inbound`` reads it, the rules of the service path in
+   ``grader.grading.admission`` decide what is refused): links are never followed, a hand-in is
    copied only when it belongs to the student it names and fits its budget, its time is the file
    system's; a folder that is nobody's hand-in is recorded as refused. Each folder is handled on
    its own, so none can stop the pass;
