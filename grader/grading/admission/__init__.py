@@ -1,5 +1,7 @@
 """The admission gate: where a hand-in is refused, and why. Every refusal code, every sentence a
-refused author reads and every rule that refuses live in this package; nothing else decides one.
+refused author reads and every rule that refuses a hand-in before it is graded live in this
+package (what happens while grading, ``grading-failed``, ``worker-died`` and ``service-fault``, is
+told by the code that grades).
 
 A refusal is typed: :class:`Refusal` carries a ``code`` (a key of :data:`CODES`), the sentence its
 author reads and the line the instructor reads. The service's journal, the ungradable record and
@@ -23,7 +25,7 @@ the class report keep the code; nothing branches on the words.
   ``grader.service.exchange`` and ``grader.service.watch`` do the reading (file descriptors,
   ``O_NOFOLLOW``, the journal) and call them; none of them makes a refusal of its own.
 
-The package was one module; every name is still imported from ``grader.grading.admission``.
+Every name is imported from ``grader.grading.admission`` itself; its modules are its sections.
 ``docs/instructor/refusals.md`` is the table of the codes and of the function that decides each; a
 test keeps it equal to :data:`CODES`.
 """
