@@ -433,9 +433,10 @@ def service_findings(course_root: str) -> list[ProtectionRow]:
     from pathlib import Path
 
     from grader.course import Course
+    from grader.grading.admission import handin_budget
     from grader.service.budgets import budgets_summary, sparse_file_counts_whole
     from grader.service.exchange import CourseExchange
-    from grader.service.inbound import HandinRefused, InboundFolder, collect_folder, handin_budget
+    from grader.service.inbound import HandinRefused, InboundFolder, collect_folder
     from grader.service_policy import load_service_policy
 
     course = Course(Path(course_root).resolve())

@@ -31,21 +31,11 @@ from nbgrader.utils import parse_utc
 
 from grader.course import Course, load_config, read_timestamp
 from grader.course_folders import SUBMITTED
-from grader.grading.admission import (
-    NAMES_ANOTHER_STUDENT,
-    NAMES_NO_STUDENT_ID,
-    NO_ACCOUNT,
-    ROOTS_FOLDER,
-    Refusal,
-    assignment_refusal,
-    refused,
-    student_id_refusal,
-)
+from grader.grading.admission import HandinBudget, Refusal, assignment_refusal, owner_refusal
 from grader.service.inbound import (
     SECRET_FILE,
     TIMESTAMP_FILE,
     Collected,
-    HandinBudget,
     InboundFolder,
     collect_folder,
     list_folder_exchange,
@@ -105,17 +95,9 @@ class CourseExchange:
         return self._plugin_inbound()
 
     def owner_problem(self, student: str, uid: int) -> Refusal | None:
-        """Why a folder owned by ``uid`` cannot be ``student``'s hand-in, or None when it can."""
-        if student_id_refusal(student) is not None:  # the same code as grader autograde's, in the service's words
-            return refused("not-a-student-id", NAMES_NO_STUDENT_ID.format(student=repr(student)))
-        if uid == 0:
-            return refused("not-a-student-account", ROOTS_FOLDER)
-        owner = name_of_uid(uid)
-        if owner.startswith("uid "):
-            return refused("not-a-student-account", NO_ACCOUNT.format(owner=owner))
-        if owner != student and self.check_owner:
-            return refused("names-another-student", NAMES_ANOTHER_STUDENT.format(student=student, owner=owner))
-        return None
+        """Why a folder owned by ``uid`` cannot be ``student``'s hand-in, or None when it can
+        (``grader.grading.admission.owner_refusal``, given the uid's account)."""
+        return owner_refusal(student, uid, name_of_uid(uid), self.check_owner)
 
     @property
     def check_owner(self) -> bool:

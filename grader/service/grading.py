@@ -20,7 +20,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from grader.checks import all_checks
 from grader.course import Course, load_config, read_timestamp
 from grader.grading import nbgrader_apps
-from grader.grading.admission import FEEDBACK_FAILED, Limits, Refusal, read_record, refused
+from grader.grading.admission import Limits, Refusal, feedback_failed, read_record, ungradable
 from grader.grading.grade_one import grade_one
 from grader.grading.nbgrader_compat import reuse_gradebook_connections
 from grader.grading.status_page import ungradable_page
@@ -84,7 +84,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
     steps.done("screen")
     if refusal is None:  # the admission gate runs in grade_one, as in every scheduler
         outcome = grade_one(str(course.root), assignment, student, limits, writes_refusal_page=False)
-        refusal = None if outcome.graded else refused(outcome.code or "grading-failed", outcome.reason or "")
+        refusal = None if outcome.graded else ungradable(outcome.code, outcome.reason)
     else:
         record_ungradable(course, assignment, student, refusal)
     steps.done("grade")
@@ -93,7 +93,7 @@ def grade_archived(course_root: str, assignment: str, student: str, archive: str
         pages.write_recorded_files(course.autograded_folder(student, assignment), archive_dir / HANDIN)
         result = nbgrader_apps.generate_feedback_warm(course, assignment, student)
         if not (result["success"] and all(page.exists() for page in course.feedback_pages(student, assignment))):
-            refusal = refused("feedback-failed", FEEDBACK_FAILED)
+            refusal = feedback_failed()
     steps.done("feedback")
     score, max_score = _score(course, assignment, student)
     if refusal is not None:
@@ -119,7 +119,7 @@ def refusal_of(folder: Path) -> Refusal | None:
     if not (folder / NOT_COLLECTED).is_file():
         return None
     code, reason = read_record((folder / NOT_COLLECTED).read_text(encoding="utf-8", errors="replace")[:2100])
-    return Refusal(code or "grading-failed", reason[:2000])
+    return ungradable(code, reason[:2000])
 
 
 def warm_up(course_root: str) -> None:

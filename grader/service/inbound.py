@@ -6,6 +6,8 @@ folder is opened relative to its parent's descriptor with ``O_NOFOLLOW``, every 
 ``lstat``-ed before it is opened and ``fstat``-ed after, and only regular files and folders owned
 by the account the hand-in names are copied, within a byte, file, notebook and depth budget counted
 before anything is copied. A folder that breaks a rule is refused as a whole, with the reason.
+The rules themselves are ``grader.grading.admission``'s (its rules of the service path): this
+module reads, and asks them.
 
 nbgrader names a hand-in ``<student>+<assignment>+<timestamp>+<random>``; the timestamp in the name
 is the student's word, so it is kept for display only. The time a hand-in counts as made is the
@@ -14,7 +16,6 @@ everything in it: no earlier than the last moment its content changed.
 """
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import pwd
@@ -25,71 +26,50 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from nbgrader.utils import parse_utc
-
 from grader.course import TIMESTAMP_FILE
 from grader.grading.admission import (
-    BAD_SECRET,
-    BECAME_A_LINK,
-    CHANGED_WHILE_READ,
-    FLOODED_TEXT,
-    FOREIGN_FILE,
-    GREW_WHILE_READ,
-    HANDIN_TOO_LARGE,
-    LINK_NOT_FOLDER,
-    NAME_NOT_UTF8,
-    NESTED_TOO_DEEP,
-    NO_SECRET,
-    NOT_A_DATE,
-    NOT_A_FOLDER,
-    NOT_A_HANDIN_NAME,
-    OWNER_CHANGED,
-    SPECIAL_FILE,
-    TOO_MANY_FILES,
-    TOO_MANY_NOTEBOOKS,
+    MAX_SECRET_BYTES,
+    SECRET_FILE,
+    HandinBudget,
     Refusal,
-    refused,
+    bad_secret_refusal,
+    became_a_link_refusal,
+    entry_not_a_folder_refusal,
+    file_changed_refusal,
+    flood_refusal,
+    folder_changed_refusal,
+    foreign_file_refusal,
+    grew_while_read_refusal,
+    handin_finished,
+    handin_too_large_refusal,
+    nested_too_deep_refusal,
+    no_secret,
+    opened_folder_refusal,
+    owner_changed_refusal,
+    parse_handin_name,
+    secret_file_refusal,
+    secret_text,
+    special_file_refusal,
+    too_many_files_refusal,
+    too_many_notebooks_refusal,
 )
-from grader.sandbox.submitted_links import special_kind
 from grader.sandbox.workdir_quota import COPY_CHUNK
-from grader.settings import setting
 
-SECRET_FILE = "submission_secret.txt"
-FLOODED = Refusal("flooded", FLOODED_TEXT)
-SECRET = re.compile(r"[0-9a-f]{128}")  # what nbgrader's submit writes: secrets.token_hex(64)
-MAX_SECRET_BYTES = 1024
 # A secret a refusal page may be keyed on: one line of printable ASCII, long enough not to be guessed.
 PAGE_KEY = re.compile(rb"[\x21-\x7e]{32,1024}\r?\n?")
-MB = 1_000_000  # the unit of the c.GradingService sizes
-
-
-def _declared(name: str):
-    return setting("GradingService", name).default
-
-
-@dataclass(frozen=True)
-class HandinBudget:
-    """What one hand-in may hold: bytes in all, entries (files and folders), top-level notebooks,
-    and folder depth below the hand-in's own folder. :func:`handin_budget` reads a course's
-    settings; the defaults are those settings' declared defaults."""
-
-    max_bytes: int = int(_declared("max_handin_megabytes") * MB)
-    max_entries: int = _declared("max_handin_files")
-    max_notebooks: int = _declared("max_handin_notebooks")
-    max_depth: int = _declared("max_handin_depth")
 
 
 class HandinRefused(Exception):
-    """A hand-in that must not be graded: ``code`` (``grader.grading.admission.CODES``) and the
-    message, in words for its author.
+    """A hand-in that must not be graded: its ``refusal`` (a rule of ``grader.grading.admission``),
+    whose sentence for its author is the message.
 
     ``secret`` is the hand-in's submission secret when it could be read safely (so its author can
     be sent a page), else None.
     """
 
-    def __init__(self, code: str, message: str, secret: str | None = None):
-        super().__init__(message)
-        self.refusal = Refusal(code, message)
+    def __init__(self, refusal: Refusal, secret: str | None = None):
+        super().__init__(refusal.student_text)
+        self.refusal = refusal
         self.secret = secret
 
     @property
@@ -163,23 +143,6 @@ def name_of_uid(uid: int) -> str:
         return f"uid {uid}"
 
 
-def parse_name(name: bytes) -> tuple[str, str, str] | str:
-    """(student, assignment, timestamp) of an nbgrader hand-in name, or why it is not one."""
-    try:
-        text = name.decode("utf-8")
-    except UnicodeDecodeError:
-        return NAME_NOT_UTF8
-    parts = text.rsplit("+", 3) if text.count("+") >= 3 else text.split("+")
-    if len(parts) not in (3, 4) or not all(parts[:3]):
-        return NOT_A_HANDIN_NAME
-    student, assignment, timestamp = parts[:3]
-    try:
-        parse_utc(timestamp)
-    except Exception:  # dateutil raises several kinds for text that is not a date
-        return NOT_A_DATE.format(timestamp=repr(timestamp[:40]))
-    return student, assignment, timestamp
-
-
 def list_folder_exchange(inbound: Path, owner_problem, known: Set[bytes] = frozenset(),
                          max_per_account: int | None = None) -> list[InboundFolder]:
     """Every entry of ``inbound`` (a folder exchange's ``inbound/``) not in ``known``, each read on its own.
@@ -204,9 +167,10 @@ def list_folder_exchange(inbound: Path, owner_problem, known: Set[bytes] = froze
             by_owner.setdefault(info.st_uid, []).append((name, info))
         found = []
         for uid, entries in by_owner.items():
-            if max_per_account is not None and len(entries) > max_per_account:
+            flood = flood_refusal(len(entries), max_per_account)
+            if flood is not None:
                 owner = name_of_uid(uid)
-                found += [InboundFolder(name, uid, owner, problem=FLOODED, flooded=True, changed_at=info.st_ctime)
+                found += [InboundFolder(name, uid, owner, problem=flood, flooded=True, changed_at=info.st_ctime)
                           for name, info in entries]
                 continue
             found += [_describe(fd, name, info, owner_problem) for name, info in entries]
@@ -219,14 +183,12 @@ def list_folder_exchange(inbound: Path, owner_problem, known: Set[bytes] = froze
 
 def _describe(inbound_fd: int, name: bytes, info: os.stat_result, owner_problem) -> InboundFolder:
     owner = name_of_uid(info.st_uid)
-    if not stat.S_ISDIR(info.st_mode):
-        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
-        return InboundFolder(name, info.st_uid, owner, problem=refused("not-a-folder", NOT_A_FOLDER.format(entry=kind)),
-                             changed_at=info.st_ctime)
-    parsed = parse_name(name)
-    if isinstance(parsed, str):
-        return InboundFolder(name, info.st_uid, owner, problem=refused("not-a-handin-name", parsed),
-                             changed_at=info.st_ctime)
+    not_a_folder = entry_not_a_folder_refusal(info)
+    if not_a_folder is not None:
+        return InboundFolder(name, info.st_uid, owner, problem=not_a_folder, changed_at=info.st_ctime)
+    parsed = parse_handin_name(name)
+    if isinstance(parsed, Refusal):
+        return InboundFolder(name, info.st_uid, owner, problem=parsed, changed_at=info.st_ctime)
     student, assignment, timestamp = parsed
     problem = owner_problem(student, info.st_uid)
     return InboundFolder(name, info.st_uid, owner, student, assignment, timestamp, problem,
@@ -238,8 +200,8 @@ def _secret_written(inbound_fd: int, name: bytes) -> bool:
     try:
         info = os.stat(name + b"/" + SECRET_FILE.encode(), dir_fd=inbound_fd, follow_symlinks=False)
     except OSError:
-        return False
-    return stat.S_ISREG(info.st_mode) and info.st_size > 0
+        info = None
+    return handin_finished(info)
 
 
 # ---- collecting one folder -----------------------------------------------------------------------
@@ -269,15 +231,14 @@ def collect_folder(inbound: Path, folder: InboundFolder, dest: Path, budget: Han
         root_fd = _open_dir(inbound_fd, folder.name)
         try:
             root_info = os.fstat(root_fd)
-            if root_info.st_uid != folder.uid:
-                raise HandinRefused("owner-changed", OWNER_CHANGED)
+            _refuse_if(owner_changed_refusal(folder.uid, root_info))
             secret = _secret_of(root_fd, root_info.st_uid)
             try:
                 entries, latest_change = _plan(root_fd, root_info, budget)
                 dest.mkdir(parents=True, mode=0o755)
                 copied = _copy(root_fd, root_info.st_uid, entries, dest, budget)
-            except HandinRefused as refused:
-                refused.secret = secret
+            except HandinRefused as not_copied:
+                not_copied.secret = secret
                 raise
         finally:
             os.close(root_fd)
@@ -290,12 +251,19 @@ def collect_folder(inbound: Path, folder: InboundFolder, dest: Path, budget: Han
     return Collected(counted, secret, notebooks, copied)
 
 
+def _refuse_if(refusal: Refusal | None) -> None:
+    """Raise HandinRefused with ``refusal`` when a rule gave one."""
+    if refusal is not None:
+        raise HandinRefused(refusal)
+
+
 def _open_dir(parent_fd: int, name: bytes) -> int:
     try:
         return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent_fd)
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise HandinRefused("special-file", LINK_NOT_FOLDER.format(path=_show(name))) from None
+        refusal = opened_folder_refusal(exc, _show(name))
+        if refusal is not None:
+            raise HandinRefused(refusal) from None
         raise
 
 
@@ -320,29 +288,22 @@ def _plan(root_fd: int, root_info: os.stat_result, budget: HandinBudget) -> tupl
                 parts = prefix + (name,)
                 info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
                 latest = max(latest, info.st_ctime)
-                if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-                    raise HandinRefused("special-file", SPECIAL_FILE.format(path=_show(parts), special=special_kind(info.st_mode)))
-                if info.st_uid != uid:
-                    raise HandinRefused("foreign-file", FOREIGN_FILE.format(path=_show(parts), account=name_of_uid(info.st_uid)))
-                if len(entries) + 1 > budget.max_entries:
-                    raise HandinRefused("too-many-files", TOO_MANY_FILES.format(limit=budget.max_entries))
+                shown = _show(parts)
+                _refuse_if(special_file_refusal(info, shown) or foreign_file_refusal(info, uid, shown, name_of_uid)
+                           or too_many_files_refusal(len(entries) + 1, budget))
                 if stat.S_ISDIR(info.st_mode):
-                    if len(parts) > budget.max_depth:
-                        raise HandinRefused("nested-too-deep", NESTED_TOO_DEEP.format(limit=budget.max_depth))
+                    _refuse_if(nested_too_deep_refusal(len(parts), budget))
                     child = _open_dir(dir_fd, name)
                     opened.append(child)
-                    if (os.fstat(child).st_ino, os.fstat(child).st_dev) != (info.st_ino, info.st_dev):
-                        raise HandinRefused("changed-while-read", CHANGED_WHILE_READ.format(path=_show(parts)))
+                    _refuse_if(folder_changed_refusal(info, os.fstat(child), shown))
                     stack.append((child, parts))
                     entries.append(_Entry(parts, True, 0, (info.st_dev, info.st_ino)))
                     continue
                 total += info.st_size
-                if total > budget.max_bytes:
-                    raise HandinRefused("handin-too-large", HANDIN_TOO_LARGE.format(limit=f"{budget.max_bytes / MB:g}"))
+                _refuse_if(handin_too_large_refusal(total, budget))
                 if len(parts) == 1 and name.endswith(b".ipynb"):
                     notebooks += 1
-                    if notebooks > budget.max_notebooks:
-                        raise HandinRefused("too-many-notebooks", TOO_MANY_NOTEBOOKS.format(limit=budget.max_notebooks))
+                    _refuse_if(too_many_notebooks_refusal(notebooks, budget))
                 entries.append(_Entry(parts, False, info.st_size, (info.st_dev, info.st_ino)))
     finally:
         for fd in opened:
@@ -361,6 +322,7 @@ def _copy(root_fd: int, uid: int, entries: list[_Entry], dest: Path, budget: Han
             continue
         parent_fd = root_fd
         opened = []
+        shown = _show(entry.parts)
         try:
             for part in entry.parts[:-1]:
                 parent_fd = _open_dir(parent_fd, part)
@@ -369,15 +331,13 @@ def _copy(root_fd: int, uid: int, entries: list[_Entry], dest: Path, budget: Han
                 fd = os.open(entry.parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK,
                              dir_fd=parent_fd)
             except OSError as exc:
-                if exc.errno == errno.ELOOP:
-                    raise HandinRefused("changed-while-read", BECAME_A_LINK.format(path=_show(entry.parts))) from None
+                refusal = became_a_link_refusal(exc, shown)
+                if refusal is not None:
+                    raise HandinRefused(refusal) from None
                 raise
             try:
-                info = os.fstat(fd)
-                if (not stat.S_ISREG(info.st_mode) or info.st_uid != uid
-                        or (info.st_dev, info.st_ino) != entry.inode):
-                    raise HandinRefused("changed-while-read", CHANGED_WHILE_READ.format(path=_show(entry.parts)))
-                copied += _copy_bounded(fd, target, budget.max_bytes - copied, entry.parts)
+                _refuse_if(file_changed_refusal(os.fstat(fd), uid, entry.inode, shown))
+                copied += _copy_bounded(fd, target, budget.max_bytes - copied, shown)
             finally:
                 os.close(fd)
         finally:
@@ -386,7 +346,7 @@ def _copy(root_fd: int, uid: int, entries: list[_Entry], dest: Path, budget: Han
     return copied
 
 
-def _copy_bounded(fd: int, target: Path, allowance: int, parts: tuple[bytes, ...]) -> int:
+def _copy_bounded(fd: int, target: Path, allowance: int, shown: str) -> int:
     written = 0
     out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
@@ -395,8 +355,7 @@ def _copy_bounded(fd: int, target: Path, allowance: int, parts: tuple[bytes, ...
             if not chunk:
                 return written
             written += len(chunk)
-            if written > allowance:
-                raise HandinRefused("changed-while-read", GREW_WHILE_READ.format(path=_show(parts)))
+            _refuse_if(grew_while_read_refusal(written, allowance, shown))
             os.write(out, chunk)
     finally:
         os.close(out)
@@ -404,25 +363,21 @@ def _copy_bounded(fd: int, target: Path, allowance: int, parts: tuple[bytes, ...
 
 def _secret_of(root_fd: int, uid: int) -> str:
     """The hand-in's submission secret, read without following anything; raises HandinRefused."""
-    missing = HandinRefused("no-secret", NO_SECRET.format(file=SECRET_FILE))
     try:
         fd = os.open(SECRET_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=root_fd)
     except OSError:
-        raise missing from None
+        raise HandinRefused(no_secret()) from None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != uid:
-            raise missing
+        _refuse_if(secret_file_refusal(os.fstat(fd), uid))
         return _valid_secret(os.read(fd, MAX_SECRET_BYTES + 1))
     finally:
         os.close(fd)
 
 
 def _valid_secret(raw: bytes) -> str:
-    text = raw.decode("ascii", "replace").strip()
-    if len(raw) > MAX_SECRET_BYTES or not SECRET.fullmatch(text):
-        raise HandinRefused("bad-secret", BAD_SECRET.format(file=SECRET_FILE))
-    return text
+    """The secret ``raw`` holds; raises HandinRefused when nbgrader submit did not write it."""
+    _refuse_if(bad_secret_refusal(raw))
+    return secret_text(raw)
 
 
 def answer_key(inbound: Path, folder: InboundFolder, max_notebooks: int) -> AnswerKey | None:
@@ -477,16 +432,10 @@ def read_secret(path: Path) -> str:
     try:
         raw = path.read_bytes()[:MAX_SECRET_BYTES + 1]
     except FileNotFoundError:
-        raise HandinRefused("no-secret", NO_SECRET.format(file=SECRET_FILE)) from None
+        raise HandinRefused(no_secret()) from None
     return _valid_secret(raw)
 
 
 def nbgrader_timestamp(epoch_seconds: float) -> str:
     """``2026-12-01 10:16:38.123456 UTC``: the form of nbgrader's ``timestamp.txt``."""
     return datetime.fromtimestamp(epoch_seconds, timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z")
-
-
-def handin_budget(policy) -> HandinBudget:
-    """What one hand-in may hold under the course's ``c.GradingService`` settings (``grader.service_policy``)."""
-    return HandinBudget(max_bytes=int(policy.max_handin_megabytes * MB), max_entries=policy.max_handin_files,
-                        max_notebooks=policy.max_handin_notebooks, max_depth=policy.max_handin_depth)

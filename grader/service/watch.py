@@ -6,7 +6,8 @@ events are not delivered). A pass:
 
 1. list the exchange's inbound folder; collect each hand-in not yet in the journal into the
    service's private archive (``.grader/submissions/``) and record it (``received``). Nothing in
-   ``inbound/`` is trusted (``grader.service.inbound``): links are never followed, a hand-in is
+   ``inbound/`` is trusted (``grader.service.inbound`` reads it, the rules of the service path in
+   ``grader.grading.admission`` decide what is refused): links are never followed, a hand-in is
    copied only when it belongs to the student it names and fits its budget, its time is the file
    system's; a folder that is nobody's hand-in is recorded as refused. Each folder is handled on
    its own, so none can stop the pass;
@@ -41,16 +42,14 @@ from nbgrader.exchange import ExchangeError
 
 from grader.course import Course, enable_concurrent_writers
 from grader.grading.admission import (
-    ARCHIVE_FULL,
-    ENTRY_UNREADABLE,
-    NEVER_FINISHED,
-    NOT_A_HANDIN_NAME,
-    NOT_A_STUDENTS_ACCOUNT,
-    SECRET_REUSED,
     Refusal,
-    assignment_refusal,
+    archive_full_refusal,
+    handin_budget,
     limits_from,
-    refused,
+    never_finished_refusal,
+    nobodys_handin_refusal,
+    secret_reused_refusal,
+    unreadable_entry,
 )
 from grader.grading.nbgrader_compat import reuse_gradebook_connections
 from grader.language.catalogue import translate
@@ -66,15 +65,7 @@ from grader.service.attribution import owner_of
 from grader.service.budgets import HOUR, HourlySpending, archive_bytes
 from grader.service.exchange import CourseExchange
 from grader.service.grading import FEEDBACK, HANDIN, NOT_COLLECTED, grade_archived, warm_up
-from grader.service.inbound import (
-    SECRET_FILE,
-    TIMESTAMP_FILE,
-    AnswerKey,
-    HandinRefused,
-    answer_key,
-    handin_budget,
-    nbgrader_timestamp,
-)
+from grader.service.inbound import SECRET_FILE, TIMESTAMP_FILE, AnswerKey, HandinRefused, answer_key, nbgrader_timestamp
 from grader.service.journal import GRADED, GRADING, HELD, RECEIVED, RELEASED, WAITING, Journal, Row
 from grader.service.notice import SETTLING_SECONDS, Wakeup
 from grader.service.privacy import Problem, course_problems, exchange_problems, fix
@@ -327,7 +318,7 @@ class GradingLoop:
                     new += self._collect_or_wait(folder, noticed)
             except Exception as exc:  # never let one folder stop the service
                 log.exception("could not collect %s", folder.printable_name)
-                self._refuse_folder(folder, refused("entry-unreadable", ENTRY_UNREADABLE.format(error=f"{type(exc).__name__}: {exc}")))
+                self._refuse_folder(folder, unreadable_entry(exc))
             finally:
                 self._collect_cpu.add(folder.owner, time.process_time() - started, noticed)
         for owner, entries in self._flood_counts.items():  # one journal write per account and pass
@@ -342,10 +333,10 @@ class GradingLoop:
         if folder.complete or folder.student is None:
             return self._collect_folder(folder, noticed)
         first_seen = self._first_seen.setdefault(folder.name, noticed)
-        if noticed - first_seen >= self.policy.incomplete_handin_seconds:
+        never_finished = never_finished_refusal(noticed - first_seen, self.policy.incomplete_handin_seconds)
+        if never_finished is not None:
             self._first_seen.pop(folder.name, None)
-            self._refuse_folder(folder, refused("incomplete-handin", NEVER_FINISHED.format(
-                file=SECRET_FILE, seconds=f"{self.policy.incomplete_handin_seconds:g}")))
+            self._refuse_folder(folder, never_finished)
             return 0
         if noticed - first_seen < SETTLING_WINDOW and noticed - folder.changed_at < SETTLING_WINDOW:
             self._settling = True
@@ -435,22 +426,18 @@ class GradingLoop:
     def _collect_folder(self, folder, noticed: float) -> int:
         student = owner_of(folder, self.exchange.check_owner)  # never the name's word (attribution)
         # A hand-in named after a classmate is still its maker's row (refused, with a page to its maker).
-        problem = None if folder.problem is None or folder.problem.code == "names-another-student" else folder.problem
-        nobodys = problem or assignment_refusal(self.course, folder.assignment) or (None if student is not None else refused(
-            "not-a-student-account", NOT_A_STUDENTS_ACCOUNT.format(owner=folder.owner)))
-        if nobodys is None and folder.student is None:
-            nobodys = refused("not-a-handin-name", NOT_A_HANDIN_NAME)
+        nobodys = nobodys_handin_refusal(self.course, folder.problem, folder.assignment, student, folder.owner,
+                                         folder.student)
         if nobodys is not None:
             self._refuse_folder(folder, nobodys)
             return 0
         if not folder.complete:
             return 0  # still being written by nbgrader submit: collected at the next look
         self._first_seen.pop(folder.name, None)
-        used = archive_bytes(self.archive_root / student)
-        allowed = self.policy.max_archive_megabytes_per_account * 1e6
-        if used >= allowed:
-            self._refuse_folder(folder, refused("archive-full", ARCHIVE_FULL.format(
-                used=f"{used / 1e6:.1f}", limit=f"{allowed / 1e6:g}")),
+        full = archive_full_refusal(archive_bytes(self.archive_root / student),
+                                    self.policy.max_archive_megabytes_per_account)
+        if full is not None:
+            self._refuse_folder(folder, full,
                                 todo="ask the instructor: later hand-ins are refused too until they make room.")
             return 0
         row = Row(0, student, folder.assignment, folder.timestamp, 0, 0, "", None, None,
@@ -475,12 +462,11 @@ class GradingLoop:
         except ExchangeError as exc:
             log.error("could not collect %s: %s", folder.printable_name, exc)
             return 0
-        owner_of_secret = self.journal.folder_with_secret(secret_digest)
-        if owner_of_secret is not None:
+        reused = secret_reused_refusal(self.journal.folder_with_secret(secret_digest))
+        if reused is not None:
             # nbgrader names a feedback page after the submission secret: a reused secret would
             # release this page under another hand-in's name. Nothing is sent for it.
-            self._refuse_folder(folder, refused("secret-reused", SECRET_REUSED),
-                                answer=False)
+            self._refuse_folder(folder, reused, answer=False)
             shutil.rmtree(archive, ignore_errors=True)
             return 0
         row_id = self.journal.add(folder.name, student, folder.assignment, folder.timestamp,

@@ -1,5 +1,5 @@
-"""The admission gate: one module decides every refusal, each with a code from one table, the
-same in every scheduler; the docs table lists exactly those codes."""
+"""The admission gate: one package decides every refusal, each with a code from one table, the
+same in every scheduler; the docs table lists exactly those codes and the function deciding each."""
 from __future__ import annotations
 
 import os
@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.grading.admission import CODES, Limits, Refusal, admit, limits_of
+from grader.grading.admission import CODES, SERVICE, Limits, Refusal, admit, limits_of
 from grader.grading.grade_one import grade_one
 from grader.grading.ungradable_record import ungradable_code
 
@@ -34,6 +34,33 @@ def test_the_docs_table_lists_every_refusal_code_with_where_it_is_decided():
 def test_the_docs_table_says_what_the_author_of_each_refused_hand_in_reads():
     assert {code: tuple(row[1:]) for code, row in _docs_rows().items()} == \
         {code.code: (code.meaning, code.student_summary) for code in CODES.values()}
+
+
+def _decided_by() -> dict[str, str]:
+    """code -> the "decided by" cell of the docs' table of where each code is decided."""
+    text = REFUSALS_PAGE.read_text(encoding="utf-8").split("## Where each code is decided", 1)[1]
+    return dict(re.findall(r"^\| `([a-z0-9-]+)` \| (.+?) \| .+? \|$", text, re.M))
+
+
+def _functions_named(cell: str) -> list[str]:
+    return re.findall(r"`(\w+)\(\)`", cell)
+
+
+def test_the_docs_say_where_each_refusal_code_is_decided():
+    assert sorted(_decided_by()) == sorted(CODES)
+
+
+def test_every_function_the_docs_name_as_deciding_a_code_is_one_of_the_admission_package():
+    from grader.grading import admission
+
+    named = {name for cell in _decided_by().values() for name in _functions_named(cell)}
+    assert named and sorted(name for name in named if not callable(getattr(admission, name, None))) == []
+
+
+def test_the_docs_name_an_admission_function_for_every_code_of_the_service_path():
+    decided_by = _decided_by()
+    assert [c.code for c in CODES.values()
+            if c.applies_in == SERVICE and not _functions_named(decided_by[c.code])] == []
 
 
 def test_a_refusal_with_a_code_not_in_the_table_cannot_be_made():

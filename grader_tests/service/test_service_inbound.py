@@ -5,15 +5,8 @@ import os
 
 import pytest
 
-from grader.service.inbound import (
-    HandinBudget,
-    HandinRefused,
-    InboundFolder,
-    collect_folder,
-    handin_budget,
-    list_folder_exchange,
-    parse_name,
-)
+from grader.grading.admission import HandinBudget, handin_budget
+from grader.service.inbound import HandinRefused, InboundFolder, collect_folder, list_folder_exchange
 from grader.service_policy import GradingService
 
 SECRET = "ab" * 64
@@ -31,20 +24,6 @@ def handin(inbound, name="ann+02_softmax+2026-12-01 10:00:00.000000 UTC+abc", fi
 def folder_of(path) -> InboundFolder:
     return InboundFolder(os.fsencode(path.name), os.geteuid(), "", "ann", "02_softmax",
                          "2026-12-01 10:00:00.000000 UTC")
-
-
-@pytest.mark.parametrize("name, says", [
-    (b"ann+02_softmax", "is not <student>+<assignment>"),
-    (b"ann+02_softmax+yesterday+x", "is not a date"),
-    (b"ann+02_softmax+2026-12-01 10:00:00 UTC+\xff", "is not UTF-8"),
-])
-def test_a_name_that_is_not_nbgraders_says_why(name, says):
-    assert says in parse_name(name)
-
-
-def test_a_student_id_holding_a_plus_is_parsed_as_nbgrader_does():
-    assert parse_name(b"a+b+02_softmax+2026-12-01 10:00:00 UTC+xyz") == (
-        "a+b", "02_softmax", "2026-12-01 10:00:00 UTC")
 
 
 def test_a_clean_hand_in_is_copied_with_the_counted_time_written(tmp_path):
