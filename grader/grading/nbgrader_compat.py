@@ -9,8 +9,8 @@ to re-read, when nbgrader's code differs.
 
 - :func:`declare_display_data_priority_configurable` (``NbGraderPreprocessor``'s trait metadata):
   a warning less per preprocessor on every page.
-- :func:`reuse_gradebook_connections` (``nbgrader.api.Gradebook.__init__``): one database engine
-  per URL and process.
+- :func:`reuse_gradebook_connections` (``nbgrader.api.Gradebook.__init__`` and ``close``): one
+  database engine per URL and process, and an SQLite gradebook's connection kept open between uses.
 - :func:`validate_metadata_with_cached_schema` (``BaseMetadataValidator.validate_cell``): the
   metadata schema checked once per process, not once per cell.
 
@@ -21,6 +21,7 @@ test.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -61,19 +62,25 @@ def declare_display_data_priority_configurable() -> None:
     NbGraderPreprocessor.class_traits()["display_data_priority"].tag(config=True)
 
 
-_engines: dict[str, object] = {}  # database URL -> its SQLAlchemy engine, in this process
+# database URL -> (its SQLAlchemy engine, (device, inode) of its SQLite file or None), in this process
+_engines: dict[str, tuple[object, tuple[int, int] | None]] = {}
 _checked_courses: set[tuple[str, str]] = set()  # (database URL, course id) whose course row was checked
 
 
 def reuse_gradebook_connections() -> None:
-    """Replace ``nbgrader.api.Gradebook.__init__``: every ``Gradebook`` opened on a database URL in
-    this process shares one engine (one connection pool) and checks the schema and the course row once.
+    """Replace ``nbgrader.api.Gradebook.__init__`` and ``close``: every ``Gradebook`` opened on a
+    database URL in this process shares one engine (one connection pool) and checks the schema and
+    the course row once; closing an SQLite gradebook returns its connection to that pool.
 
-    nbgrader opens the gradebook about ten times per notebook, and each opening builds an engine,
+    nbgrader opens the gradebook about fifteen times per notebook, and each opening builds an engine,
     inspects the tables, runs ``create_all`` and checks the course (a third of a second per notebook
-    here). A grading worker opens the same database for every submission, so only the first opening
-    needs to do that work; sessions, queries and commits are unchanged. The replacement sets the
-    attributes nbgrader 0.9's ``__init__`` sets (``engine``, ``db``, ``course_id``, ``authenticator``).
+    here); each closing disposes of the engine, so the next opening connects again, and the last
+    connection to a write-ahead-logged file checkpoints and truncates its log as it closes. A grading
+    worker opens the same database for every submission, so only the first opening needs to do that
+    work; sessions, queries and commits are unchanged. An SQLite file that was replaced since
+    (another inode at its path) gets a new engine; a database server's connections are closed on
+    every ``close``, as nbgrader does. The replacement sets the attributes nbgrader 0.9's
+    ``__init__`` sets (``engine``, ``db``, ``course_id``, ``authenticator``).
     """
     from nbgrader import api
     from sqlalchemy.orm import scoped_session, sessionmaker
@@ -83,11 +90,26 @@ def reuse_gradebook_connections() -> None:
         return
     original_init = api.Gradebook.__init__
 
+    def sqlite_identity(db_url: str) -> tuple[int, int] | None:
+        """(device, inode) of the SQLite file ``db_url`` names; None for a server database or no file yet."""
+        from grader.course import sqlite_file_of
+
+        path = sqlite_file_of(db_url)
+        try:
+            stat = os.stat(path) if path is not None else None
+        except OSError:
+            return None
+        return None if stat is None else (stat.st_dev, stat.st_ino)
+
     def __init__(self, db_url, course_id="default_course", authenticator=None):
-        engine = _engines.get(db_url)
-        if engine is None:
+        identity = sqlite_identity(db_url)
+        engine, known_identity = _engines.get(db_url, (None, None))
+        if engine is None or identity != known_identity:
+            if engine is not None:
+                engine.dispose()
+                _checked_courses.difference_update({key for key in _checked_courses if key[0] == db_url})
             original_init(self, db_url, course_id, authenticator)
-            _engines[db_url] = self.engine
+            _engines[db_url] = (self.engine, sqlite_identity(db_url))
             _checked_courses.add((db_url, course_id))
             return
         self.engine = engine
@@ -98,8 +120,14 @@ def reuse_gradebook_connections() -> None:
         self.course_id = course_id
         self.authenticator = authenticator
 
+    def close(self):
+        self.db.remove()
+        if not any(engine is self.engine and identity is not None for engine, identity in _engines.values()):
+            self.engine.dispose()
+
     __init__.reuses_connections = True
     api.Gradebook.__init__ = __init__
+    api.Gradebook.close = close
 
 
 def validate_metadata_with_cached_schema() -> None:

@@ -27,6 +27,8 @@ REPO = Path(__file__).resolve().parents[2]
 GUARDED = {
     ("nbgrader.api", "Gradebook.__init__"): (
         "f71f7e30a6aa3b52", "nbgrader_compat.reuse_gradebook_connections replaces it"),
+    ("nbgrader.api", "Gradebook.close"): (
+        "431ec0f62d1593c2", "nbgrader_compat.reuse_gradebook_connections replaces it"),
     ("nbgrader.nbgraderformat.common", "BaseMetadataValidator.validate_cell"): (
         "0bb8ecb80c7bb95f", "nbgrader_compat.validate_metadata_with_cached_schema replaces it"),
     ("nbgrader.preprocessors.base", "NbGraderPreprocessor"): (
@@ -113,3 +115,21 @@ def test_no_other_module_assigns_to_nbgrader_classes():
     offenders = [str(path.relative_to(REPO)) for path in (REPO / "grader").rglob("*.py")
                  if path.name != "nbgrader_compat.py" and assignment.search(path.read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+def test_an_sqlite_gradebook_keeps_its_connection_between_uses_until_its_file_is_replaced(tmp_path):
+    from nbgrader.api import Gradebook
+
+    nbgrader_compat.reuse_gradebook_connections()
+    path = tmp_path / "gradebook.db"
+    url = f"sqlite:///{path}"
+    with Gradebook(url) as gb:
+        gb.add_student("ada")
+        engine = gb.engine
+    with Gradebook(url) as gb:
+        assert gb.engine is engine and engine.pool.checkedin() == 1  # returned to the pool, not disposed
+        assert [s.id for s in gb.students] == ["ada"]
+    path.unlink()
+    with Gradebook(url) as gb:  # a new file at the same path: a new engine, the tables created again
+        assert gb.engine is not engine
+        assert gb.students == []
