@@ -83,6 +83,7 @@ def reuse_gradebook_connections() -> None:
     ``__init__`` sets (``engine``, ``db``, ``course_id``, ``authenticator``).
     """
     from nbgrader import api
+    from sqlalchemy.engine import make_url
     from sqlalchemy.orm import scoped_session, sessionmaker
 
     check_nbgrader_version()
@@ -90,13 +91,16 @@ def reuse_gradebook_connections() -> None:
         return
     original_init = api.Gradebook.__init__
 
+    databases: dict[str, str | None] = {}  # URL -> the SQLite file it names, as SQLite opens it
+
     def sqlite_identity(db_url: str) -> tuple[int, int] | None:
         """(device, inode) of the SQLite file ``db_url`` names; None for a server database or no file yet."""
-        from grader.course import sqlite_file_of
-
-        path = sqlite_file_of(db_url)
+        if db_url not in databases:
+            url = make_url(db_url)
+            named = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
+            databases[db_url] = url.database if named else None
         try:
-            stat = os.stat(path) if path is not None else None
+            stat = os.stat(databases[db_url]) if databases[db_url] is not None else None
         except OSError:
             return None
         return None if stat is None else (stat.st_dev, stat.st_ino)
