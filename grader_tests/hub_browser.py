@@ -15,6 +15,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
+from playwright.sync_api import Error as PlaywrightError
+
 LOGIN_TIMEOUT_MS = 240_000  # log in and spawn a JupyterLab server
 UI_TIMEOUT_MS = 60_000
 STUCK_AT_ROOT_S = 30  # at the server's bare root this long: asked again
@@ -277,19 +279,34 @@ FEEDBACK_READOUT = """() => ({
 })"""
 
 
-def feedback_frame(user: HubUser):
-    """The frame of the HTML viewer tab that is showing (JupyterLab opens .html files there)."""
+def _evaluate_in_feedback_frame(user: HubUser, script: str):
+    """`script` evaluated in the HTML viewer's frame once its feedback page has loaded.
+
+    JupyterLab's HTML viewer may load its frame again after the tab opens (it reloads when it sees
+    the file change, or when its content is first set), which destroys the context an evaluation
+    runs in: that evaluation is repeated in the new document, never taken for a failure.
+    """
     user.page.locator(".jp-HTMLViewer:visible iframe").wait_for()
     deadline = time.monotonic() + UI_TIMEOUT_MS / 1000
+    last_error: PlaywrightError | None = None
     while time.monotonic() < deadline:
         handle = user.page.locator(".jp-HTMLViewer:visible iframe").element_handle()
         frame = handle.content_frame() if handle else None
-        if frame is not None and frame.evaluate("() => document.readyState") == "complete" \
-                and frame.evaluate("() => !!document.querySelector('table.feedback-summary')"):
-            return frame
+        try:
+            if frame is not None and frame.evaluate(FEEDBACK_PAGE_LOADED):
+                return frame.evaluate(script)
+        except PlaywrightError as error:
+            if "context was destroyed" not in str(error) and "detached" not in str(error):
+                raise
+            last_error = error
         time.sleep(0.5)
-    raise TimeoutError("the feedback page did not load in JupyterLab's HTML viewer")
+    raise TimeoutError(f"the feedback page did not load in JupyterLab's HTML viewer (last: {last_error})")
+
+
+#: True once the frame's document has finished loading and holds a feedback page's summary.
+FEEDBACK_PAGE_LOADED = (
+    "() => document.readyState === 'complete' && !!document.querySelector('table.feedback-summary')")
 
 
 def read_feedback(user: HubUser) -> dict:
-    return feedback_frame(user).evaluate(FEEDBACK_READOUT)
+    return _evaluate_in_feedback_frame(user, FEEDBACK_READOUT)
