@@ -1,11 +1,16 @@
 """Benchmark: `grader autograde` against plain `nbgrader autograde` on the same synthetic class.
 
 For each class size, a class is drawn from the corpus of realistic submissions
-(``grader.demo.corpus``: model answers, independent correct solutions, blanks, half-done work and
-typical misconceptions, cycled over the students; faults that only burn the cell timeout and
-unreadable files are left out) for every assignment, and handed in to two identical course folders
-(the course's own config and the same course secret, so all draw the same hidden inputs for each
-submission):
+(``grader.demo.corpus``: model answers, independent correct solutions (loop-heavy ones among them),
+blanks, half-done work and typical misconceptions, cycled over the students; faults that only burn
+the cell timeout and unreadable files are left out) for every assignment. Attackers join the class
+in 02_softmax (``--attackers``, on by default): one more student for every attack of the attack
+corpus (``grader_tests/attacks``) that nbgrader grades in an ordinary batch from a notebook alone
+(forged reports, patched builtins and numpy, hooks, output floods, a kernel that exits or
+segfaults, ...; the attacks on the machine that only burn the cell timeout, and those that need
+files, links or a server beside the notebook, are left out). Everything is handed in to three
+identical course folders (the course's own config and the same course secret, so all draw the
+same hidden inputs for each submission):
 
 - baseline: plain ``nbgrader autograde <id> --create --force``, one assignment after the other, as a
   user runs it, with nbgrader's own kernel start-up: every kernel started by ``exec`` of a new
@@ -22,15 +27,19 @@ then prints notebooks per minute for each and the ratios, the candidate's time p
 (from its grading records), and the measured floor: the same notebooks run one at a time in a
 zygote-forked sandboxed kernel (fork + sandbox entry + cells, nothing of nbgrader; each distinct
 corpus submission run once and counted as often as the class holds it), divided among the
-workers as if they overlapped perfectly.
+workers as if they overlapped perfectly; and beside it the same notebooks (every one of them) run
+on as many warm processes at once as there are workers, which is the floor with the cores shared
+as the graders share them (two kernels on two cores slow each other down).
 
     python benchmarks/grading_speed.py                      # 30 and 120 students x 4 assignments
     python benchmarks/grading_speed.py --students 8         # a quick run
     python benchmarks/grading_speed.py --students 8 --assignment 02_softmax
+    python benchmarks/grading_speed.py --students 30 --no-attackers  # the corpus students only
 """
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import shutil
 import statistics
@@ -38,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor, wait
 from pathlib import Path
 
 import nbformat
@@ -46,9 +56,11 @@ from nbgrader.api import Gradebook
 from grader.course import Course
 from grader.demo.corpus import build_notebook, load_corpus
 from grader.grading import run_record
+from grader.grading.outcome import CATEGORIES
 from grader.grading.seeds import course_secret
-from grader.grading.step_times import CATEGORIES
 from grader.release import generate_release
+from grader_tests.attack_harness import ASSIGNMENT as ATTACKED_ASSIGNMENT
+from grader_tests.attack_harness import MAIN, load_attacks, submission_notebook
 from grader_tests.checkout import ASSIGNMENTS, create_course
 
 # nbgrader's own kernel start-up: a new interpreter per notebook, jupyter_client's waits around it.
@@ -62,8 +74,26 @@ def class_corpus(assignment: str) -> list:
     return [s for s in load_corpus(assignment) if s.kind in BENCHMARK_KINDS and not s.sandbox_only]
 
 
-def build_class(root: Path, assignments: list[str], students: int) -> Course:
-    """A released course with ``students`` submissions per assignment, cycled over the corpus."""
+#: Placeholders of the attack corpus that need a server, another course or a file outside it.
+ATTACK_PLACEHOLDERS = ("$answer_url", "$canary", "$course_root", "$repo_root", "$marker")
+
+
+def class_attacks() -> list:
+    """The attacks that join the class: graded by nbgrader in an ordinary batch from the notebook
+    alone (no files, links or FIFOs beside it, no placeholder, not a raw file)."""
+    return [attack for attack in load_attacks()
+            if attack.batch == MAIN and attack.raw is None
+            and not (attack.files or attack.symlinks or attack.fifos or attack.sized_files)
+            and not any(attack.mentions(p) or p in repr(attack.edits) for p in ATTACK_PLACEHOLDERS)]
+
+
+def attacker(k: int) -> str:
+    return f"attacker{k:03d}"
+
+
+def build_class(root: Path, assignments: list[str], students: int, attackers: bool) -> Course:
+    """A released course with ``students`` submissions per assignment, cycled over the corpus, and
+    with ``attackers``, one more student per attack of ``class_attacks`` in 02_softmax."""
     course = create_course(root)
     course_secret(course.state_dir)  # before the copy: both courses draw the same hidden inputs
     for assignment in assignments:
@@ -75,6 +105,11 @@ def build_class(root: Path, assignments: list[str], students: int) -> Course:
             path = course.submitted_notebook(f"student{i:03d}", assignment)
             path.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(build_notebook(corpus[i % len(corpus)], release, source), path)
+        if attackers and assignment == ATTACKED_ASSIGNMENT:
+            for k, attack in enumerate(class_attacks()):
+                path = course.submitted_notebook(attacker(k), assignment)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                nbformat.write(submission_notebook(attack, release, source, {}), path)
     return course
 
 
@@ -102,35 +137,67 @@ def breakdown(course: Course, assignments: list[str]) -> dict[str, float]:
     return means
 
 
+def floor_execute(path: Path) -> float:
+    """Seconds to fork a sandboxed kernel from this process's zygote, enter the sandbox and run the
+    cells of the notebook at ``path`` (nothing of nbgrader)."""
+    from grader.sandbox import SandboxedExecute
+
+    notebook = nbformat.read(path, as_version=4)
+    workdir = Path(tempfile.mkdtemp(prefix="floor-"))
+    started = time.perf_counter()
+    try:
+        SandboxedExecute(allow_errors=True, timeout=30).preprocess(notebook, {"metadata": {"path": str(workdir)}})
+    except Exception:  # noqa: BLE001 - an attacker's kernel that died or exited: its time counts as spent
+        pass
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return time.perf_counter() - started
+
+
 def measure_floor(course: Course, assignments: list[str], students: int) -> float:
-    """Seconds to fork a sandboxed kernel, enter the sandbox and run the cells of every notebook
-    of the class one at a time (nothing of nbgrader).
+    """Seconds to run every notebook of the class one at a time in this process (``floor_execute``).
 
     The class repeats each corpus submission; each distinct one is run once here (the first
     student who handed it in) and counted as often as the class holds it, so the floor is of the
-    same notebooks the two graders ran, in the same proportions.
+    same notebooks the graders ran, in the same proportions. Every attacker is run once.
     """
-    from grader.sandbox import SandboxedExecute
-
-    def execute(path: Path) -> float:
-        notebook = nbformat.read(path, as_version=4)
-        workdir = Path(tempfile.mkdtemp(prefix="floor-"))
-        try:
-            started = time.perf_counter()
-            SandboxedExecute(allow_errors=True, timeout=30).preprocess(notebook, {"metadata": {"path": str(workdir)}})
-            return time.perf_counter() - started
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
-
-    names = sorted(course.students(assignments[0]))
-    execute(course.submitted_notebook(names[0], assignments[0]))  # starts this process's zygote, as in a worker
+    names = sorted(s for s in course.students(assignments[0]) if s.startswith("student"))
+    floor_execute(course.submitted_notebook(names[0], assignments[0]))  # starts this process's zygote, as in a worker
     total = 0.0
     for assignment in assignments:
         distinct = min(students, len(class_corpus(assignment)))
         for k in range(distinct):
             copies = len(range(k, students, distinct))
-            total += copies * execute(course.submitted_notebook(f"student{k:03d}", assignment))
+            total += copies * floor_execute(course.submitted_notebook(f"student{k:03d}", assignment))
+    for name in names_of_attackers(course, assignments):
+        total += floor_execute(course.submitted_notebook(name, ATTACKED_ASSIGNMENT))
     return total
+
+
+def _warm_floor_worker(barrier, notebook: Path) -> None:
+    floor_execute(notebook)  # this worker's zygote, started before the clock does
+    barrier.wait()
+
+
+def measure_parallel_floor(course: Course, assignments: list[str], workers: int) -> float:
+    """Seconds for ``workers`` processes, each with a warm zygote, to run every notebook of the class
+    (``floor_execute``, one queue): the floor with the two cores shared as the graders share them."""
+    paths = [course.submitted_notebook(s, a) for a in assignments for s in sorted(course.students(a))]
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(workers + 1)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_warm_floor_worker,
+                             initargs=(barrier, paths[0])) as pool:
+        futures = [pool.submit(floor_execute, path) for path in paths]
+        barrier.wait()
+        started = time.perf_counter()
+        wait(futures)
+        return time.perf_counter() - started
+
+
+def names_of_attackers(course: Course, assignments: list[str]) -> list[str]:
+    if ATTACKED_ASSIGNMENT not in assignments:
+        return []
+    return sorted(s for s in course.students(ATTACKED_ASSIGNMENT) if s.startswith("attacker"))
 
 
 def nbgrader_autograde(course: Course, assignments: list[str]) -> float:
@@ -143,11 +210,12 @@ def score_differences(reference: dict, other: dict) -> list:
     return sorted(k for k in reference.keys() | other.keys() if reference.get(k) != other.get(k))
 
 
-def benchmark(students: int, assignments: list[str], workers: int, scratch: Path) -> bool:
-    n = students * len(assignments)
-    print(f"\n== {students} students x {len(assignments)} assignments = {n} notebooks, "
-          f"{workers} workers, {os.cpu_count()} CPUs ==", flush=True)
-    baseline = build_class(scratch / f"plain-{students}", assignments, students)
+def benchmark(students: int, assignments: list[str], workers: int, scratch: Path, attackers: bool) -> bool:
+    baseline = build_class(scratch / f"plain-{students}", assignments, students, attackers)
+    n_attackers = len(names_of_attackers(baseline, assignments))
+    n = students * len(assignments) + n_attackers
+    print(f"\n== {students} students x {len(assignments)} assignments + {n_attackers} attackers in "
+          f"{ATTACKED_ASSIGNMENT} = {n} notebooks, {workers} workers, {os.cpu_count()} CPUs ==", flush=True)
     shipped, candidate = Course(scratch / f"shipped-{students}"), Course(scratch / f"grader-{students}")
     shutil.copytree(baseline.root, shipped.root)
     shutil.copytree(baseline.root, candidate.root)
@@ -182,6 +250,10 @@ def benchmark(students: int, assignments: list[str], workers: int, scratch: Path
     print(f"{'floor: fork + sandbox + cells':<47}: {floor / n:5.2f} s/notebook alone -> {t_floor:6.1f} s, "
           f"{n / t_floor * 60:6.1f} notebooks/min with {workers} workers in perfect overlap")
     print(f"{'candidate vs floor':<47}: {t_grader / t_floor:5.2f}x the floor's time")
+    t_shared = measure_parallel_floor(candidate, assignments, workers)
+    print(f"{'floor with the cores shared: the same, run':<47}: {t_shared:6.1f} s on {workers} warm processes at once "
+          f"({t_shared / t_floor:4.2f}x perfect overlap)")
+    print(f"{'candidate vs floor with the cores shared':<47}: {t_grader / t_shared:5.2f}x")
     return identical
 
 
@@ -192,11 +264,14 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--assignment", action="append", choices=list(ASSIGNMENTS),
                         help="only these assignments (default: all four)")
+    parser.add_argument("--no-attackers", dest="attackers", action="store_false",
+                        help=f"leave the attackers out of {ATTACKED_ASSIGNMENT} (default: one per attack that "
+                             "nbgrader grades in an ordinary batch)")
     args = parser.parse_args()
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
     assignments = args.assignment or list(ASSIGNMENTS)
     with tempfile.TemporaryDirectory(prefix="grading-speed-") as scratch:
-        results = [benchmark(students, assignments, args.workers, Path(scratch)) for students in args.students]
+        results = [benchmark(students, assignments, args.workers, Path(scratch), args.attackers) for students in args.students]
     return 0 if all(results) else 1
 
 

@@ -18,7 +18,6 @@ import logging
 import re
 import time
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.course import Course
@@ -34,31 +33,12 @@ from grader.grading.admission import (
     student_id_refusal,
 )
 from grader.grading.nbgrader_compat import reuse_gradebook_connections, validate_metadata_with_cached_schema
+from grader.grading.outcome import GradingOutcome
 from grader.grading.status_page import write_ungradable_page
 from grader.grading.step_times import TimedAutograde, new_times, settle
 from grader.grading.ungradable_record import clear_ungradable, record_ungradable
 from grader.sandbox.submitted_links import quarantine_folder, quarantine_submission
 from grader.state_folders import AUTOGRADE_LOG as LOG_NAME
-
-
-@dataclass(frozen=True)
-class GradingOutcome:
-    """What happened to one submission: graded, or ungradable with the reason (its author's words)
-    and ``code`` (``grader.grading.admission.CODES``).
-
-    ``times``: seconds per step (``grader.grading.step_times.CATEGORIES``); ``skipped``: not graded
-    again because an earlier run graded the same inputs (``graded`` and ``reason`` are that
-    run's).
-    """
-
-    student: str
-    assignment: str
-    graded: bool
-    reason: str | None
-    seconds: float
-    times: dict[str, float] = field(default_factory=dict)
-    skipped: bool = False
-    code: str | None = None
 
 
 def grade_one(course_root: str, assignment: str, student: str, limits: Limits | None = None,

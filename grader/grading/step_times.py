@@ -1,6 +1,6 @@
 """Where one notebook's grading time goes: an nbgrader Autograde that times its own steps.
 
-Categories (seconds per notebook):
+Categories (``grader.grading.outcome.CATEGORIES``; seconds per notebook):
 
 - ``kernel``: starting the sandboxed kernel and stopping it (everything in the execute
   preprocessor outside its cells);
@@ -22,9 +22,9 @@ from collections import defaultdict
 
 from nbgrader.converters import Autograde
 
+from grader.grading.outcome import CATEGORIES
 from grader.grading.pipeline import contract_of
 
-CATEGORIES = ("kernel", "cells", "verdicts", "gradebook", "nbconvert", "setup")
 STEP_PREFIX = "step "  # times[STEP_PREFIX + class name]: the seconds of one step
 
 

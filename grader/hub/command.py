@@ -6,9 +6,10 @@ import time
 from pathlib import Path
 
 from grader.course import Course
-from grader.hub.drafts import DraftError
 from grader.hub.layout import DEFAULT_CACHE, DEFAULT_ROOT, HubLayout
-from grader.hub.lifecycle import HubError, down, release_drafts, up
+
+# The hub's code (JupyterHub's and nbgrader's modules with it) is imported by the commands that run
+# it, not when the CLI's parser is built: every other command starts without it.
 
 
 def _layout(args) -> HubLayout:
@@ -16,6 +17,8 @@ def _layout(args) -> HubLayout:
 
 
 def cmd_hub_up(args) -> int:
+    from grader.hub.lifecycle import HubError, down, up
+
     layout = _layout(args)
     course = Course(Path(args.course).resolve())  # on the import path (grader.cli): students get its course_numbers
     try:
@@ -40,11 +43,16 @@ def cmd_hub_up(args) -> int:
 
 
 def cmd_hub_down(args) -> int:
+    from grader.hub.lifecycle import down
+
     down(_layout(args))
     return 0
 
 
 def cmd_hub_release(args) -> int:
+    from grader.hub.drafts import DraftError
+    from grader.hub.lifecycle import HubError, release_drafts
+
     try:
         release_drafts(_layout(args), args.assignments)
     except (HubError, DraftError) as exc:

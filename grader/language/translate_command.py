@@ -12,16 +12,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.course import Course
-from grader.language.notebook_catalogue import compile_catalogues, extract, translated_languages, untranslated
+
+# The catalogue code (and nbgrader's exchange, which it extends) is imported by the commands that
+# use it, not when the CLI's parser is built: every other command starts without it.
 
 
 def cmd_extract(course: Course, args) -> int:
+    from grader.language.notebook_catalogue import extract
+
     for path in extract(course.root):
         print(f"wrote {path.relative_to(course.root)}")
     return cmd_check(course, args)
 
 
 def cmd_check(course: Course, args) -> int:
+    from grader.language.notebook_catalogue import translated_languages, untranslated
+
     missing = [entry for language in translated_languages() for entry in untranslated(course.root, language)]
     for entry in missing:
         state = "fuzzy (the English changed; revise the translation)" if entry.fuzzy else "untranslated"
@@ -34,6 +40,8 @@ def cmd_check(course: Course, args) -> int:
 
 
 def cmd_compile(course: Course, args) -> int:
+    from grader.language.notebook_catalogue import compile_catalogues
+
     for path in compile_catalogues(course.root, Path(args.folder)):
         print(f"wrote {path}")
     return 0

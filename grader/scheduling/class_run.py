@@ -27,9 +27,9 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.course import Course
-from grader.grading.grade_one import LOG_NAME, GradingOutcome
-from grader.grading.step_times import CATEGORIES
+from grader.grading.outcome import CATEGORIES, GradingOutcome
 from grader.scheduling.pool import grade_submissions, pending_submissions
+from grader.state_folders import AUTOGRADE_LOG as LOG_NAME
 
 
 class RateColumn(ProgressColumn):

@@ -35,8 +35,9 @@ import uuid
 from pathlib import Path
 
 from grader.course import CONFIG_FILE, Course, enable_concurrent_writers, printable_db_url
-from grader.grading.grade_one import GradingOutcome, grade_one
 from grader.grading.admission import refused
+from grader.grading.grade_one import grade_one
+from grader.grading.outcome import GradingOutcome
 from grader.grading.ungradable_record import record_ungradable
 from grader.scheduling.cluster_security import (
     CA_FILE,

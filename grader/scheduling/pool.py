@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from grader.course import Course, enable_concurrent_writers
 from grader.grading import run_record
-from grader.grading.grade_one import GradingOutcome, grade_one
+from grader.grading.outcome import GradingOutcome
 from grader.scheduling.worker_lifetime import die_with_parent
 
 
@@ -35,9 +35,19 @@ def pending_submissions(course: Course, pairs: Iterable[tuple[str, str]],
 
 
 def _worker_init() -> None:
-    """Each worker dies with the process that started it (its kernels then die with it)."""
+    """Each worker dies with the process that started it (its kernels then die with it), and
+    imports the grading code once, before its first submission."""
     die_with_parent()
-    import nbgrader.converters  # noqa: F401 - imported once, before the first submission
+    import grader.grading.grade_one  # noqa: F401
+
+
+def _grade_one(course_root: str, assignment: str, student: str) -> GradingOutcome:
+    """``grade_one``, imported where it runs: this process hands out submissions and reads outcomes
+    without importing nbgrader and the pipeline, so the workers start while it would still be
+    importing them."""
+    from grader.grading.grade_one import grade_one
+
+    return grade_one(course_root, assignment, student)
 
 
 def grade_submissions(course: Course, pairs: Iterable[tuple[str, str]], workers: int | None = None,
@@ -61,14 +71,14 @@ def grade_submissions(course: Course, pairs: Iterable[tuple[str, str]], workers:
     workers = max(1, min(workers or os.cpu_count() or 1, len(todo) or 1))
     if workers == 1:
         for assignment, student in todo:
-            outcome = by_pair[assignment, student] = grade_one(str(course.root), assignment, student)
+            outcome = by_pair[assignment, student] = _grade_one(str(course.root), assignment, student)
             if on_outcome:
                 on_outcome(outcome)
     elif todo:
         # "spawn": workers start clean, without the parent's event loops or open database handles.
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init) as pool:
-            futures = {pool.submit(grade_one, str(course.root), a, s): (a, s) for a, s in todo}
+            futures = {pool.submit(_grade_one, str(course.root), a, s): (a, s) for a, s in todo}
             running = set(futures)
             while running:
                 finished, running = wait(running, return_when=FIRST_COMPLETED)

@@ -161,6 +161,16 @@ def test_retrieval_accuracy_matches_a_loop_over_the_same_draws(readout):
     assert accuracy == successes / n_trials
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shape=st.tuples(st.integers(1, 5), st.integers(1, 40), st.integers(1, 17)))
+def test_random_unit_rows_are_the_draws_divided_by_their_norms_bit_for_bit(seed, shape):
+    """The reference's unit rows are exactly rows / np.linalg.norm(rows): every cached expected
+    accuracy and every claim stays the same number."""
+    rows = np.random.default_rng(seed).standard_normal(shape)
+    expected = rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+    assert np.array_equal(readout_module._random_unit_rows(np.random.default_rng(seed), shape), expected)
+
+
 def test_retrieval_from_a_single_pair_always_succeeds():
     assert retrieval_accuracy(1, 8, 1.0, 20, np.random.default_rng(0)) == 1.0
 

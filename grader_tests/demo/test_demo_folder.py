@@ -13,7 +13,7 @@ from rich.console import Console
 
 from grader.demo.folder import MARKER, DemoFolderError, prepare_demo_folder
 from grader.demo.run import STEPS, graded_line, next_steps, run_demo
-from grader.grading.grade_one import GradingOutcome
+from grader.grading.outcome import GradingOutcome
 from grader.service.privacy import Problem, fix
 from grader_tests.checkout import DEMO_FOLDER, REPO_ROOT
 

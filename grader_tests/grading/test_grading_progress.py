@@ -5,7 +5,7 @@ import io
 
 from rich.console import Console
 
-from grader.grading.grade_one import GradingOutcome
+from grader.grading.outcome import GradingOutcome
 from grader.scheduling.class_run import assignment_bars, grading_progress
 
 

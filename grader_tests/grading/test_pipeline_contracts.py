@@ -7,10 +7,11 @@ from nbgrader.preprocessors import NbGraderPreprocessor, SaveAutoGrades
 from traitlets.config import Config
 
 from grader.grading import pipeline
+from grader.grading.outcome import CATEGORIES
 from grader.grading.pipeline import AUTOGRADE_STEPS, FEEDBACK_STEPS, PASSES, PROVIDED_BY_NBGRADER, contract_of
 from grader.grading.preprocessors.batched_save_autogrades import BatchedSaveAutoGrades
 from grader.grading.step_contracts import declared_contract, unmet_reads
-from grader.grading.step_times import CATEGORIES, TimedAutograde
+from grader.grading.step_times import TimedAutograde
 from grader.sandbox.submitted_links import make_pre_convert_hook
 
 

@@ -17,8 +17,6 @@ import re
 import stat
 from collections.abc import Callable
 
-from nbgrader.utils import parse_utc
-
 from grader.course import Course
 from grader.grading.admission.codes import Refusal, refused
 from grader.grading.admission.gate import assignment_refusal, student_id_refusal
@@ -92,6 +90,8 @@ def parse_handin_name(name: bytes) -> tuple[str, str, str] | Refusal:
     if len(parts) not in (3, 4) or not all(parts[:3]):
         return refused("not-a-handin-name", NOT_A_HANDIN_NAME)
     student, assignment, timestamp = parts[:3]
+    from nbgrader.utils import parse_utc  # here: a process that only loads the course's config needs no nbgrader
+
     try:
         parse_utc(timestamp)
     except Exception:  # dateutil raises several kinds for text that is not a date
