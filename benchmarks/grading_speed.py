@@ -43,6 +43,7 @@ import multiprocessing
 import os
 import shutil
 import statistics
+import string
 import subprocess
 import sys
 import tempfile
@@ -74,8 +75,14 @@ def class_corpus(assignment: str) -> list:
     return [s for s in load_corpus(assignment) if s.kind in BENCHMARK_KINDS and not s.sandbox_only]
 
 
-#: Placeholders of the attack corpus that need a server, another course or a file outside it.
-ATTACK_PLACEHOLDERS = ("$answer_url", "$canary", "$course_root", "$repo_root", "$marker")
+ATTACKER = "attacker"  # the attackers' student ids: attacker000, attacker001, ...
+
+
+def placeholders_of(attack) -> set[str]:
+    """The placeholders (``$answer_url``, ``$canary``, ...) that ``submission_notebook`` would have
+    to fill in the attack's code: each stands for a server, a course or a file beside the class."""
+    texts = [attack.solution, *(c if isinstance(c, str) else c["source"] for c in attack.cells)]
+    return {name for text in texts for name in string.Template(text).get_identifiers()}
 
 
 def class_attacks() -> list:
@@ -84,11 +91,11 @@ def class_attacks() -> list:
     return [attack for attack in load_attacks()
             if attack.batch == MAIN and attack.raw is None
             and not (attack.files or attack.symlinks or attack.fifos or attack.sized_files)
-            and not any(attack.mentions(p) or p in repr(attack.edits) for p in ATTACK_PLACEHOLDERS)]
+            and not placeholders_of(attack)]
 
 
 def attacker(k: int) -> str:
-    return f"attacker{k:03d}"
+    return f"{ATTACKER}{k:03d}"
 
 
 def build_class(root: Path, assignments: list[str], students: int, attackers: bool) -> Course:
@@ -197,7 +204,7 @@ def measure_parallel_floor(course: Course, assignments: list[str], workers: int)
 def names_of_attackers(course: Course, assignments: list[str]) -> list[str]:
     if ATTACKED_ASSIGNMENT not in assignments:
         return []
-    return sorted(s for s in course.students(ATTACKED_ASSIGNMENT) if s.startswith("attacker"))
+    return sorted(s for s in course.students(ATTACKED_ASSIGNMENT) if s.startswith(ATTACKER))
 
 
 def nbgrader_autograde(course: Course, assignments: list[str]) -> float:

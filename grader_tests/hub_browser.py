@@ -279,6 +279,11 @@ FEEDBACK_READOUT = """() => ({
 })"""
 
 
+#: True once the frame's document has finished loading and holds a feedback page's summary.
+FEEDBACK_PAGE_LOADED = (
+    "() => document.readyState === 'complete' && !!document.querySelector('table.feedback-summary')")
+
+
 def _evaluate_in_feedback_frame(user: HubUser, script: str):
     """`script` evaluated in the HTML viewer's frame once its feedback page has loaded.
 
@@ -301,11 +306,6 @@ def _evaluate_in_feedback_frame(user: HubUser, script: str):
             last_error = error
         time.sleep(0.5)
     raise TimeoutError(f"the feedback page did not load in JupyterLab's HTML viewer (last: {last_error})")
-
-
-#: True once the frame's document has finished loading and holds a feedback page's summary.
-FEEDBACK_PAGE_LOADED = (
-    "() => document.readyState === 'complete' && !!document.querySelector('table.feedback-summary')")
 
 
 def read_feedback(user: HubUser) -> dict:

@@ -9,9 +9,9 @@ HEAVY = ("nbgrader", "nbconvert", "jupyterhub", "grader.grading.grade_one", "gra
 
 
 def modules_loaded_by(code: str) -> set[str]:
-    """The heavy modules (HEAVY) that a fresh interpreter has loaded after running ``code``."""
-    probe = code + "\nimport sys\nprint(' '.join(m for m in sys.modules if m.split('.')[0] in ('nbgrader', " \
-                   "'nbconvert', 'jupyterhub') or m in ('grader.grading.grade_one', 'grader.grading.pipeline')))"
+    """The heavy modules (HEAVY and their submodules) that a fresh interpreter has loaded after
+    running ``code``."""
+    probe = code + "\nimport sys\nprint(' '.join(sys.modules))"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     return {m for m in result.stdout.split() if any(m == h or m.startswith(h + ".") for h in HEAVY)}
 
