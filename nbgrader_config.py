@@ -41,6 +41,9 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 # gradebook, not from the submission. Because DecideVerdicts rewrites every test cell's outputs, a
 # RuntimeWarning printed to stderr by a correct answer no longer zeroes the cell.
 c.Autograde.sanitize_preprocessors = SANITIZE_STEPS
+# The notebook is checked against its schema at the end of each pass and where the pipeline's
+# ValidateNotebook steps stand (where an invalid notebook must stop grading), not after every step.
+c.Exporter.optimistic_validation = True
 c.Autograde.autograde_preprocessors = AUTOGRADE_STEPS
 c.SandboxedExecute.timeout = 30
 c.SandboxedExecute.notebook_timeout = 300  # seconds for the whole notebook, besides 30 s per cell

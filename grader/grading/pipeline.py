@@ -17,6 +17,11 @@ bottom follows one submission:
    hidden test source removed, the summary of every check first (``FeedbackPage``); the page is
    written by ``grader.pages.exporter.FeedbackExporter``.
 
+The notebook is checked against nbformat's schema once at the end of each pass (the course config's
+``c.Exporter.optimistic_validation``; nbconvert would check it after every step) and by
+``ValidateNotebook`` where an invalid one must stop grading at once: first in the sanitizing pass,
+just after the kernel ran, and just before the first gradebook write.
+
 Before step 1, links, FIFOs, devices and oversized files leave the submission folder
 (``grader.sandbox.submitted_links``: ``grade_one`` moves them before it screens the submission;
 plain ``nbgrader autograde`` runs the same as ``c.Autograde.pre_convert_hook``).
@@ -39,36 +44,40 @@ from nbgrader.preprocessors import (
     GetGrades,
     IgnorePattern,
     LimitOutput,
-    OverwriteCells,
     OverwriteKernelspec,
 )
 
 from grader.grading.preprocessors.batched_save_autogrades import BatchedSaveAutoGrades
 from grader.grading.preprocessors.decide_verdicts import DecideVerdicts
 from grader.grading.preprocessors.feedback_page import FeedbackPage
+from grader.grading.preprocessors.overwrite_cells import OverwriteCellsFromOneQuery
 from grader.grading.preprocessors.prepare_probes import PrepareProbes
 from grader.grading.preprocessors.restore_cell_metadata import RestoreCellMetadata
+from grader.grading.preprocessors.validate_notebook import ValidateNotebook
 from grader.grading.step_contracts import StepContract, declared_contract
 from grader.grading.preprocessors.assign_policy_late_penalties import AssignPolicyLatePenalties
 from grader.pages.notebook import RemoveActiveContent
 from grader.sandbox.execute import SandboxedExecute
 
 SANITIZE_STEPS = [
+    ValidateNotebook,
     RestoreCellMetadata,
     ClearOutput,
     DeduplicateIds,
     OverwriteKernelspec,
-    OverwriteCells,
+    OverwriteCellsFromOneQuery,
     CheckCellMetadata,
 ]
 AUTOGRADE_STEPS = [
     PrepareProbes,
     SandboxedExecute,
+    ValidateNotebook,
     DecideVerdicts,
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
     RemoveActiveContent,
+    ValidateNotebook,
     BatchedSaveAutoGrades,
     AssignPolicyLatePenalties,
     CheckCellMetadata,
@@ -95,8 +104,6 @@ THIRD_PARTY_CONTRACTS: dict[type, StepContract] = {
     DeduplicateIds: StepContract(frozenset({_TRUSTED}), frozenset({_TRUSTED})),
     OverwriteKernelspec: StepContract(frozenset({_INFO, _SOURCE}),
                                       frozenset({"nb.metadata.kernelspec: the instructor's"})),
-    OverwriteCells: StepContract(frozenset({_INFO, _SOURCE, _TRUSTED}), frozenset({_INSTRUCTOR_SOURCE}),
-                                 timed_as="gradebook"),
     CheckCellMetadata: StepContract(frozenset({_TRUSTED})),
     # the ignored stderr is that of the cells the kernel ran; judged cells' outputs hold no stderr
     IgnorePattern: StepContract(frozenset({"cell.outputs: executed"})),

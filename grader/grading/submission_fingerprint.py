@@ -47,6 +47,7 @@ import stat
 from pathlib import Path
 from typing import Iterable
 
+import cachetools
 from nbgrader.utils import find_all_files
 
 #: Files nbgrader's exchange writes into every hand-in (new values each time), not the student.
@@ -137,9 +138,24 @@ def _normalised_text(source: str) -> str:
     return "\n".join(" ".join(line.split()) for line in source.splitlines() if line.strip())
 
 
+#: Canonical forms kept per process (by the SHA-256 of the cell's text; least recently used go): the
+#: course's own cells and unchanged student cells come back in every submission of a class.
+FORMS_KEPT = 4096
+_forms = cachetools.LRUCache(maxsize=FORMS_KEPT)
+
+
 def cell_form(source: str) -> str | None:
     """A code cell's canonical form: ``python:<sha256 of its parse tree>``, or ``text:<sha256>``
-    of its whitespace-normalised text when it does not parse; None when it runs nothing."""
+    of its whitespace-normalised text when it does not parse; None when it runs nothing.
+
+    A text seen before in this process (among the last ``FORMS_KEPT``) is not parsed again."""
+    key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).digest()
+    if key not in _forms:
+        _forms[key] = _parsed_form(source)
+    return _forms[key]
+
+
+def _parsed_form(source: str) -> str | None:
     try:
         tree = _parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # ValueError: a NUL byte

@@ -35,6 +35,16 @@ GUARDED = {
         "0da34720a51b1d8e", "nbgrader_compat.declare_display_data_priority_configurable tags its trait"),
     ("nbgrader.preprocessors.saveautogrades", "SaveAutoGrades.preprocess"): (
         "163c1d6f4b7a1c6d", "BatchedSaveAutoGrades.preprocess re-implements it"),
+    ("nbgrader.api", "Gradebook.find_source_cell"): (
+        "28125731749153ce", "gradebook_lookups.answer_from_one_query answers it with the same joins"),
+    ("nbgrader.api", "Gradebook.find_graded_cell"): (
+        "a4c560499abbef22", "gradebook_lookups.answer_from_one_query answers it (grade cells, then task cells)"),
+    ("nbgrader.api", "Gradebook.find_grade"): (
+        "2006dab8a5650428", "gradebook_lookups.answer_from_one_query answers it (grade cells, then task cells)"),
+    ("nbgrader.api", "Gradebook.find_comment"): (
+        "adbe642c44c8778b", "gradebook_lookups.answer_from_one_query answers it (solution cells, then task cells)"),
+    ("nbgrader.preprocessors.overwritecells", "OverwriteCells.preprocess"): (
+        "ad387f3e871c7d50", "OverwriteCellsFromOneQuery reads the gradebook, notebook and assignment it sets"),
     ("nbgrader.converters.base", "BaseConverter.start"): (
         "ad6b121440057b1a", "nbgrader_apps' warm feedback app re-implements it (start)"),
     ("nbgrader.converters.autograde", "Autograde._init_preprocessors"): (

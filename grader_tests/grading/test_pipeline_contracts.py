@@ -2,14 +2,19 @@
 order of ``grader.grading.pipeline`` satisfies those declarations."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from nbgrader.preprocessors import NbGraderPreprocessor, SaveAutoGrades
 from traitlets.config import Config
 
+from grader.course import Course, load_config
 from grader.grading import pipeline
 from grader.grading.outcome import CATEGORIES
 from grader.grading.pipeline import AUTOGRADE_STEPS, FEEDBACK_STEPS, PASSES, PROVIDED_BY_NBGRADER, contract_of
 from grader.grading.preprocessors.batched_save_autogrades import BatchedSaveAutoGrades
+from grader.grading.preprocessors.validate_notebook import ValidateNotebook
+from grader.sandbox.execute import SandboxedExecute
 from grader.grading.step_contracts import declared_contract, unmet_reads
 from grader.grading.step_times import TimedAutograde
 from grader.sandbox.submitted_links import make_pre_convert_hook
@@ -79,6 +84,19 @@ def test_every_step_is_timed_in_a_known_category():
 
 def test_the_pipeline_itself_saves_the_scores_in_one_transaction():
     assert BatchedSaveAutoGrades in AUTOGRADE_STEPS and SaveAutoGrades not in AUTOGRADE_STEPS
+
+
+def test_the_notebook_is_checked_where_an_invalid_one_must_stop_grading():
+    first_gradebook_write = next(i for i, step in enumerate(AUTOGRADE_STEPS)
+                                 if any(data.startswith("gradebook:") for data in contract_of(step).writes))
+    assert pipeline.SANITIZE_STEPS[0] is ValidateNotebook
+    assert AUTOGRADE_STEPS[AUTOGRADE_STEPS.index(SandboxedExecute) + 1] is ValidateNotebook
+    assert AUTOGRADE_STEPS[first_gradebook_write - 1] is ValidateNotebook
+
+
+def test_the_course_checks_each_notebook_once_per_pass_besides_the_pipelines_own_checks():
+    config = load_config(Course(Path(__file__).resolve().parents[2]))
+    assert config.Exporter.optimistic_validation is True
 
 
 def course_config(**autograde) -> Config:

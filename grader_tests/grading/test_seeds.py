@@ -8,6 +8,7 @@ from __future__ import annotations
 import stat
 import threading
 
+import cachetools
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
@@ -118,6 +119,23 @@ def test_a_deeply_nested_expression_gets_a_fingerprint_not_an_error():
     assert cell_form("x = " + "(" * 190 + "1" + ")" * 190).startswith("python:")
     assert cell_form("x = " + "-" * 100_000 + "1") == cell_form("x = " + "-" * 100_000 + "1")
 
+
+
+def test_a_cell_text_seen_before_is_not_parsed_again(monkeypatch):
+    parsed = []
+    parse = fingerprints._parse
+    monkeypatch.setattr(fingerprints, "_parse", lambda source: parsed.append(source) or parse(source))
+    source = "def never_seen_before(x):\n    return x + 41\n"
+    first = cell_form(source)
+    assert cell_form(source) == first and parsed == [source]
+    assert cell_form(source + "\n# a comment") == first and len(parsed) == 2
+
+
+def test_the_forms_kept_are_bounded_and_a_form_let_go_is_computed_again(monkeypatch):
+    monkeypatch.setattr(fingerprints, "_forms", cachetools.LRUCache(maxsize=3))
+    forms = [cell_form(f"x = {k}") for k in range(7)]
+    assert len(fingerprints._forms) == 3 and len(set(forms)) == 7
+    assert cell_form("x = 0") == forms[0]
 
 # ---- files beside the notebook -------------------------------------------------------------------
 

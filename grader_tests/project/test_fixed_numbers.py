@@ -38,6 +38,7 @@ FIXED: dict[str, str] = {
     "grader/grading/admission/limits.py:MB": UNIT,
     "grader/grading/admission/service_path.py:MAX_SECRET_BYTES": SAFETY,
     "grader/grading/grade_one.py:REASON_LINE_LIMIT": DISPLAY,
+    "grader/grading/submission_fingerprint.py:FORMS_KEPT": MACHINERY,
     "grader/grading/preprocessors/decide_verdicts.py:MAX_REPORT_CHARS": SAFETY,
     "grader/grading/preprocessors/restore_cell_metadata.py:SCHEMA_VERSION": FORMAT,
     "grader/grading/seeds.py:SECRET_BYTES": FORMAT,

@@ -2,7 +2,8 @@
 
 nbgrader commits after every graded and every solution cell (about 30 SQLite transactions, each
 synced to disk, per notebook here). The scores written are the same; they become visible, and
-durable, together when the notebook's last cell is saved. ``preprocess`` is nbgrader 0.9's
+durable, together when the notebook's last cell is saved. Each cell's grade and comment rows are
+read in one query per kind (:func:`grader.grading.gradebook_lookups.answer_from_one_query`). ``preprocess`` is nbgrader 0.9's
 ``SaveAutoGrades.preprocess`` with the commits deferred (guarded like the changes of
 ``grader.grading.nbgrader_compat``).
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor, SaveAutoGrades
+
+from grader.grading.gradebook_lookups import answer_from_one_query
 
 
 class BatchedSaveAutoGrades(SaveAutoGrades):
@@ -27,6 +30,7 @@ class BatchedSaveAutoGrades(SaveAutoGrades):
         self.db_url = resources["nbgrader"]["db_url"]
         self.gradebook = Gradebook(self.db_url)
         with self.gradebook:
+            answer_from_one_query(self.gradebook, self.notebook_id, self.assignment_id, self.student_id)
             session = self.gradebook.db
             session.commit = session.flush  # the per-cell commits become flushes ...
             try:

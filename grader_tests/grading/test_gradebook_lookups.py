@@ -1,0 +1,106 @@
+"""Specification of grader.grading.gradebook_lookups: nbgrader's per-cell look-ups answered from one
+read of the notebook's rows, with nbgrader's own answers, order and refusals."""
+from __future__ import annotations
+
+import pytest
+from nbgrader.api import Gradebook, MissingEntry
+from sqlalchemy import event
+
+from grader.grading.gradebook_lookups import answer_from_one_query
+
+NOTEBOOK, ASSIGNMENT, STUDENT = "lesson", "ps1", "ada"
+GRADED = ["test_a", "test_b", "both"]  # "both" is a grade cell and a task cell of the same name
+SOLUTIONS = ["answer_a", "both"]
+
+
+@pytest.fixture()
+def gradebook(tmp_path):
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gb:
+        gb.add_assignment(ASSIGNMENT)
+        gb.add_notebook(NOTEBOOK, ASSIGNMENT)
+        for name in GRADED:
+            gb.add_grade_cell(name, NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="code")
+        gb.add_task_cell("both", NOTEBOOK, ASSIGNMENT, max_score=5, cell_type="markdown")
+        gb.add_task_cell("essay", NOTEBOOK, ASSIGNMENT, max_score=3, cell_type="markdown")
+        for name in SOLUTIONS:
+            gb.add_solution_cell(name, NOTEBOOK, ASSIGNMENT)
+        for name in [*GRADED, "essay", "answer_a"]:
+            gb.add_source_cell(name, NOTEBOOK, ASSIGNMENT, cell_type="code", source=f"# {name}", checksum=name)
+        gb.add_student(STUDENT)
+        gb.add_student("grace")
+        gb.add_submission(ASSIGNMENT, STUDENT)
+        gb.add_submission(ASSIGNMENT, "grace")
+        yield gb
+
+
+# every look-up the notebook answers: (gradebook method, name)
+LOOKUPS = ([("find_source_cell", name) for name in [*GRADED, "essay", "answer_a"]]
+           + [(method, name) for method in ("find_graded_cell", "find_grade") for name in [*GRADED, "essay"]]
+           + [("find_comment", name) for name in [*SOLUTIONS, "essay"]])
+
+
+def answers(lookup_of) -> dict:
+    """(method, name) -> the row ``lookup_of(method)`` answers (the student's, for a grade or a comment)."""
+    return {(method, name): lookup_of(method)(name, NOTEBOOK, ASSIGNMENT,
+                                              *([STUDENT] if method in ("find_grade", "find_comment") else []))
+            for method, name in LOOKUPS}
+
+
+def own_answers(gb: Gradebook) -> dict:
+    """What nbgrader's own queries answer."""
+    return answers(lambda method: getattr(type(gb), method).__get__(gb))
+
+
+def answered(gb: Gradebook) -> dict:
+    """What the gradebook answers now."""
+    return answers(lambda method: getattr(gb, method))
+
+
+def test_every_lookup_returns_the_row_nbgraders_own_query_returns(gradebook):
+    expected = own_answers(gradebook)
+    answer_from_one_query(gradebook, NOTEBOOK, ASSIGNMENT, STUDENT)
+    assert answered(gradebook) == expected
+    assert all(answered(gradebook)[key] is row for key, row in expected.items())
+
+
+def test_a_grade_cell_comes_before_a_task_cell_of_the_same_name(gradebook):
+    answer_from_one_query(gradebook, NOTEBOOK, ASSIGNMENT, STUDENT)
+    assert type(gradebook.find_graded_cell("both", NOTEBOOK, ASSIGNMENT)).__name__ == "GradeCell"
+    assert type(gradebook.find_grade("both", NOTEBOOK, ASSIGNMENT, STUDENT).cell).__name__ == "GradeCell"
+    assert type(gradebook.find_comment("both", NOTEBOOK, ASSIGNMENT, STUDENT).cell).__name__ == "SolutionCell"
+
+
+def test_the_lookups_of_a_notebook_cost_one_query_per_kind_of_row(gradebook):
+    statements = []
+    event.listen(gradebook.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    answer_from_one_query(gradebook, NOTEBOOK, ASSIGNMENT, STUDENT)
+    read = len(statements)
+    answered(gradebook)
+    assert read == 7  # source, grade and task cells; grades of grade and task cells; comments of solution and task cells
+    assert [s for s in statements[read:] if s.lstrip().upper().startswith("SELECT")] == []
+
+
+def test_an_unknown_name_is_refused_as_nbgrader_refuses_it(gradebook):
+    answer_from_one_query(gradebook, NOTEBOOK, ASSIGNMENT, STUDENT)
+    with pytest.raises(MissingEntry, match="No such source cell"):
+        gradebook.find_source_cell("forged", NOTEBOOK, ASSIGNMENT)
+    with pytest.raises(MissingEntry, match="No such grade"):
+        gradebook.find_grade("forged", NOTEBOOK, ASSIGNMENT, STUDENT)
+
+
+def test_a_row_added_after_the_read_is_still_found(gradebook):
+    answer_from_one_query(gradebook, NOTEBOOK, ASSIGNMENT, STUDENT)
+    added = gradebook.add_source_cell("late", NOTEBOOK, ASSIGNMENT, cell_type="code", source="", checksum="x")
+    assert gradebook.find_source_cell("late", NOTEBOOK, ASSIGNMENT) is added
+
+
+def test_another_students_grade_is_their_own_not_the_read_students(gradebook):
+    answer_from_one_query(gradebook, NOTEBOOK, ASSIGNMENT, STUDENT)
+    grade = gradebook.find_grade("test_a", NOTEBOOK, ASSIGNMENT, "grace")
+    assert grade.student.id == "grace"
+    assert grade is not gradebook.find_grade("test_a", NOTEBOOK, ASSIGNMENT, STUDENT)
+
+
+def test_without_a_student_only_the_cell_lookups_are_answered(gradebook):
+    answer_from_one_query(gradebook, NOTEBOOK, ASSIGNMENT)
+    assert "find_source_cell" in vars(gradebook) and "find_grade" not in vars(gradebook)
