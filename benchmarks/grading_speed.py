@@ -29,7 +29,11 @@ zygote-forked sandboxed kernel (fork + sandbox entry + cells, nothing of nbgrade
 corpus submission run once and counted as often as the class holds it), divided among the
 workers as if they overlapped perfectly; and beside it the same notebooks (every one of them) run
 on as many warm processes at once as there are workers, which is the floor with the cores shared
-as the graders share them (two kernels on two cores slow each other down).
+as the graders share them (two kernels on two cores slow each other down). Last, the floor with the
+hidden checks: the same sample, each notebook as its kernel runs it when graded (its probe cells
+calling the student's functions on that submission's hidden inputs, ``probed_notebooks``), one at a
+time, in perfect overlap: what running the hidden tests costs any grader, so that what is left
+above it is the grading machinery's own. The target is judged against the first floor.
 
     python benchmarks/grading_speed.py                      # 30 and 120 students x 4 assignments
     python benchmarks/grading_speed.py --students 8         # a quick run
@@ -161,24 +165,60 @@ def floor_execute(path: Path) -> float:
     return time.perf_counter() - started
 
 
-def measure_floor(course: Course, assignments: list[str], students: int) -> float:
-    """Seconds to run every notebook of the class one at a time in this process (``floor_execute``).
+def floor_sample(course: Course, assignments: list[str], students: int) -> list[tuple[str, str, int]]:
+    """(assignment, student, copies): the submissions the floor runs, each standing for ``copies`` of the class.
 
-    The class repeats each corpus submission; each distinct one is run once here (the first
-    student who handed it in) and counted as often as the class holds it, so the floor is of the
-    same notebooks the graders ran, in the same proportions. Every attacker is run once.
+    The class repeats each corpus submission; each distinct one is run once (the first student who
+    handed it in) and counted as often as the class holds it, so the floor is of the same notebooks
+    the graders ran, in the same proportions. Every attacker is run once.
     """
-    names = sorted(s for s in course.students(assignments[0]) if s.startswith("student"))
-    floor_execute(course.submitted_notebook(names[0], assignments[0]))  # starts this process's zygote, as in a worker
-    total = 0.0
+    sample = []
     for assignment in assignments:
         distinct = min(students, len(class_corpus(assignment)))
-        for k in range(distinct):
-            copies = len(range(k, students, distinct))
-            total += copies * floor_execute(course.submitted_notebook(f"student{k:03d}", assignment))
-    for name in names_of_attackers(course, assignments):
-        total += floor_execute(course.submitted_notebook(name, ATTACKED_ASSIGNMENT))
-    return total
+        sample += [(assignment, f"student{k:03d}", len(range(k, students, distinct))) for k in range(distinct)]
+    return sample + [(ATTACKED_ASSIGNMENT, name, 1) for name in names_of_attackers(course, assignments)]
+
+
+def measure_floor(course: Course, assignments: list[str], students: int, notebook_of=None) -> float:
+    """Seconds to run every notebook of the class one at a time in this process (``floor_execute``
+    over ``floor_sample``). ``notebook_of(assignment, student) -> path``: the notebook to run (default:
+    the submission as handed in)."""
+    notebook_of = notebook_of or (lambda assignment, student: course.submitted_notebook(student, assignment))
+    sample = floor_sample(course, assignments, students)
+    floor_execute(notebook_of(*sample[0][:2]))  # starts this process's zygote, as in a worker
+    return sum(copies * floor_execute(notebook_of(assignment, student)) for assignment, student, copies in sample)
+
+
+def probed_notebooks(course: Course, pairs: list[tuple[str, str]], scratch: Path) -> dict[tuple[str, str], Path]:
+    """(assignment, student) -> the notebook its kernel runs when graded: the submission as sanitized,
+    its probe cells holding the code that calls the student's functions on that submission's hidden
+    inputs.
+
+    Made by grading ``pairs`` with ``grade_one`` in this process, on a copy of ``course`` at
+    ``scratch``, with the kernel's run replaced by writing down the notebook it was given (nothing runs).
+    """
+    from grader.grading.grade_one import grade_one
+    from grader.sandbox.execute import SandboxedExecute
+
+    copy = Course(scratch / "course")
+    shutil.copytree(course.root, copy.root)
+    kept: dict[tuple[str, str], Path] = {}
+
+    def write_down(self, nb, resources=None, km=None):
+        info = resources["nbgrader"]
+        path = scratch / "probed" / info["assignment"] / f"{info['student']}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, path)
+        kept[info["assignment"], info["student"]] = path
+        return nb, resources
+
+    run_kernel, SandboxedExecute.preprocess = SandboxedExecute.preprocess, write_down
+    try:
+        for assignment, student in pairs:
+            grade_one(str(copy.root), assignment, student)
+    finally:
+        SandboxedExecute.preprocess = run_kernel
+    return kept
 
 
 def _warm_floor_worker(barrier, notebook: Path) -> None:
@@ -261,6 +301,12 @@ def benchmark(students: int, assignments: list[str], workers: int, scratch: Path
     print(f"{'floor with the cores shared: the same, run':<47}: {t_shared:6.1f} s on {workers} warm processes at once "
           f"({t_shared / t_floor:4.2f}x perfect overlap)")
     print(f"{'candidate vs floor with the cores shared':<47}: {t_grader / t_shared:5.2f}x")
+    probed = probed_notebooks(candidate, [(a, s) for a, s, _ in floor_sample(candidate, assignments, students)],
+                              scratch / f"probed-{students}")
+    t_checks = measure_floor(candidate, assignments, students, lambda a, s: probed[a, s]) / workers
+    print(f"{'floor with the hidden checks: the same, each':<47}: {t_checks:6.1f} s in perfect overlap "
+          f"(notebook as graded: its probe cells on the hidden inputs)")
+    print(f"{'candidate vs floor with the hidden checks':<47}: {t_grader / t_checks:5.2f}x")
     return identical
 
 

@@ -4,14 +4,14 @@ Two steps of a grading need them, in two of nbgrader's passes — ``RestoreCellM
 cell's trusted nbgrader metadata, in the sanitizing pass) and ``PrepareProbes`` (which test cells
 hold a probe, their points, the ``my_numbers`` cell's source, in the autograding pass) — and the
 feedback page (the probe cells' instructor source). A pass's ``resources`` do not reach the next
-pass, so each reads the gradebook itself: one query of one notebook's source cells (milliseconds),
+pass, so each reads the gradebook itself: four queries of one notebook's cells (about a millisecond),
 and nothing kept between steps or gradings in the process.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook
 
 
 @dataclass(frozen=True)
@@ -26,17 +26,23 @@ class GradebookCell:
 
 
 def notebook_cells(db_url: str, notebook_id: str, assignment_id: str) -> dict[str, GradebookCell]:
-    """grade_id -> cell, for every source cell of the notebook (empty when the gradebook has no such notebook)."""
+    """grade_id -> cell, for every source cell of the notebook (empty when the gradebook has no such notebook).
+
+    Four column queries (points of grade cells, names of solution and task cells, source cells),
+    not nbgrader's objects: a grade cell's points would be one more query per cell."""
+    from nbgrader.api import Assignment, GradeCell, Notebook, SolutionCell, SourceCell, TaskCell
+
     with Gradebook(db_url) as gb:
-        try:
-            notebook = gb.find_notebook(notebook_id, assignment_id)
-        except MissingEntry:
-            cells: dict[str, GradebookCell] = {}
-        else:
-            points = {cell.name: float(cell.max_score) for cell in notebook.grade_cells}
-            solutions = {cell.name for cell in notebook.solution_cells}
-            tasks = {cell.name for cell in notebook.task_cells}
-            cells = {cell.name: GradebookCell(cell.name, cell.source or "", bool(cell.locked), cell.name in solutions,
-                                              cell.name in tasks, points.get(cell.name))
-                     for cell in notebook.source_cells}
-    return cells
+        def rows(*columns) -> list:
+            model = columns[0].class_
+            return (gb.db.query(*columns)
+                    .join(Notebook, Notebook.id == model.notebook_id)
+                    .join(Assignment, Assignment.id == Notebook.assignment_id)
+                    .filter(Notebook.name == notebook_id, Assignment.name == assignment_id)
+                    .all())
+
+        points = {name: float(max_score) for name, max_score in rows(GradeCell.name, GradeCell.max_score)}
+        solutions = {name for (name,) in rows(SolutionCell.name)}
+        tasks = {name for (name,) in rows(TaskCell.name)}
+        return {name: GradebookCell(name, source or "", bool(locked), name in solutions, name in tasks, points.get(name))
+                for name, source, locked in rows(SourceCell.name, SourceCell.source, SourceCell.locked)}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from traitlets.config import Config, Configurable
 
-from grader.course import Course, load_config, read_timestamp
+from grader.course import Course, load_config, read_timestamp, sqlite_file_of
 from grader.policy.declaration import PolicyDeclaration, PolicyFileError, parse_moment, read_policy_file
 from grader.policy.late_days import HandIn, LateOutcome, spend_late_days
 from grader.policy.resolution import ClassPolicy, ResolvedPolicy, resolve
@@ -101,7 +101,7 @@ class PolicyBook:
         their late days). Raises PolicyFileError naming every bad line.
         """
         config = load_config(course) if config is None else config
-        gradebook = read_gradebook(course, hand_ins, student)
+        gradebook = read_gradebook(course, hand_ins, student, students=check_ids)
         timestamps = gradebook.timestamps
         for assignment in (gradebook.due if hand_ins else ()):
             for someone in [student] if student is not None else course_students(course, assignment):
@@ -166,16 +166,22 @@ class GradebookDates:
     timestamps: dict[str, dict[str, datetime]]
 
 
-def read_gradebook(course: Course, hand_ins: bool = True, student: str | None = None) -> GradebookDates:
-    """The gradebook's due dates, students and (``hand_ins``) submission timestamps, of every
-    student or only ``student``; empty when there is no gradebook yet."""
+def read_gradebook(course: Course, hand_ins: bool = True, student: str | None = None,
+                   students: bool = True) -> GradebookDates:
+    """The gradebook's due dates, (``students``) student ids and (``hand_ins``) submission timestamps,
+    of every student or only ``student``; empty when there is no gradebook yet.
+
+    ``students`` False leaves the ids out (an empty set): the class's every row, which grading one
+    hand-in does not need."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    if course.sqlite_file is not None and not course.sqlite_file.exists():
+    db_url = course.db_url  # read from the course config once
+    sqlite_file = sqlite_file_of(db_url)
+    if sqlite_file is not None and not sqlite_file.exists():
         return GradebookDates({}, set(), {})
-    with Gradebook(course.db_url) as gb:
+    with Gradebook(db_url) as gb:
         due = {a.name: utc(a.duedate) for a in gb.assignments}
-        students = {s.id for s in gb.students}
+        ids = {s.id for s in gb.students} if students else set()
         submissions = []
         if hand_ins and student is None:
             submissions = [s for a in gb.assignments for s in a.submissions]
@@ -188,4 +194,4 @@ def read_gradebook(course: Course, hand_ins: bool = True, student: str | None = 
         for submission in submissions:
             if submission.timestamp is not None:
                 timestamps.setdefault(submission.student.id, {})[submission.assignment.name] = utc(submission.timestamp)
-    return GradebookDates(due, students, timestamps)
+    return GradebookDates(due, ids, timestamps)

@@ -1,11 +1,14 @@
-"""Specification of grader.grading.gradebook_lookups: nbgrader's per-cell look-ups answered from one
-read of the notebook's rows, with nbgrader's own answers, order and refusals."""
+"""What grading one notebook reads from the gradebook: nbgrader's per-cell look-ups answered from one
+read of the notebook's rows (grader.grading.gradebook_lookups), with nbgrader's own answers, order and
+refusals; the instructor's cells in four queries (grader.grading.gradebook_cells)."""
 from __future__ import annotations
 
 import pytest
 from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
+from grader.grading.gradebook_cells import GradebookCell, notebook_cells
 from grader.grading.gradebook_lookups import answer_from_one_query
 
 NOTEBOOK, ASSIGNMENT, STUDENT = "lesson", "ps1", "ada"
@@ -104,3 +107,26 @@ def test_another_students_grade_is_their_own_not_the_read_students(gradebook):
 def test_without_a_student_only_the_cell_lookups_are_answered(gradebook):
     answer_from_one_query(gradebook, NOTEBOOK, ASSIGNMENT)
     assert "find_source_cell" in vars(gradebook) and "find_grade" not in vars(gradebook)
+
+
+def test_the_instructors_cells_come_with_their_flags_and_points_in_four_queries(gradebook):
+    statements = []
+
+    def count(*args):
+        statements.append(args[2])
+
+    event.listen(Engine, "before_cursor_execute", count)  # notebook_cells opens its own gradebook
+    try:
+        cells = notebook_cells(str(gradebook.engine.url), NOTEBOOK, ASSIGNMENT)
+    finally:
+        event.remove(Engine, "before_cursor_execute", count)
+    assert len([s for s in statements if "notebook.name = " in s]) == 4  # besides opening the gradebook
+    assert cells["test_a"] == GradebookCell("test_a", "# test_a", False, False, False, 2.0)
+    assert cells["both"] == GradebookCell("both", "# both", False, True, True, 2.0)
+    assert cells["essay"] == GradebookCell("essay", "# essay", False, False, True, None)
+    assert cells["answer_a"] == GradebookCell("answer_a", "# answer_a", False, True, False, None)
+    assert set(cells) == {*GRADED, "essay", "answer_a"}
+
+
+def test_a_notebook_the_gradebook_does_not_know_has_no_cells(gradebook):
+    assert notebook_cells(str(gradebook.engine.url), "other", ASSIGNMENT) == {}

@@ -81,3 +81,18 @@ def test_show_refuses_an_unknown_student_with_the_known_ids(small_course):
     with pytest.raises(SystemExit) as refused:
         grader(small_course, "show", "zed")
     assert "'zed' is not a student of this course (known ids: ada, bob)" in str(refused.value)
+
+
+def test_the_policy_of_one_hand_in_does_not_read_the_class_list(small_course, monkeypatch):
+    from nbgrader import api
+
+    from grader.policy.course_policy import PolicyBook
+
+    def class_list(self):
+        raise AssertionError("the class list was read")
+
+    monkeypatch.setattr(api.Gradebook, "students", property(class_list))
+    book = PolicyBook.of(small_course, student="ada")
+    assert book.resolve("ada", "02_softmax").due is not None
+    with pytest.raises(AssertionError, match="class list"):
+        PolicyBook.of(small_course, check_ids=True)  # checking the policy file's ids needs it
