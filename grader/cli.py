@@ -73,14 +73,9 @@ def _known_assignments(course: Course, assignments: list[str]) -> list[str]:
 def _refuse_unusable_policy(course: Course, check_ids: bool = True) -> None:
     """Stop before grading when the course policy (c.CoursePolicy, policy.csv) has a bad line;
     ``check_ids``: a line for a student or assignment the course does not know is one too."""
-    from grader.policy.course_policy import PolicyBook
-    from grader.policy.declaration import PolicyFileError
+    from grader.policy.course_policy import refuse_unusable_policy
 
-    try:
-        PolicyBook.of(course, check_ids=check_ids)
-    except PolicyFileError as exc:
-        raise SystemExit("error: the course policy cannot be used:\n  "
-                         + "\n  ".join(exc.problems) + "\nfix these lines (grader policy validate checks again)") from None
+    refuse_unusable_policy(str(course.root), check_ids)
 
 
 def cmd_autograde(args) -> int:
@@ -88,8 +83,8 @@ def cmd_autograde(args) -> int:
 
     course = _course(args)
     _known_assignments(course, args.assignments)
-    _refuse_unusable_policy(course)
     if args.scheduler:  # a Dask distributed cluster grades the same tasks (grader.scheduling.dask_cluster)
+        _refuse_unusable_policy(course)
         from grader.scheduling.cluster_security import InsecureSchedulerError, client_security
         from grader.scheduling.dask_cluster import ClusterSetupError
 
@@ -100,7 +95,11 @@ def cmd_autograde(args) -> int:
                                  insecure_scheduler=args.insecure_scheduler)
         except (ClusterSetupError, InsecureSchedulerError) as exc:
             raise SystemExit(f"error: {exc}") from None
-    return run_autograde(course, args.assignments, workers=args.workers, force=args.force, console=make_console())
+    from grader.policy.course_policy import refuse_unusable_policy
+
+    # the policy is checked before any hand-in is graded, by the first worker (it loads the course config anyway)
+    return run_autograde(course, args.assignments, workers=args.workers, force=args.force, console=make_console(),
+                         before_grading=refuse_unusable_policy)
 
 
 def cmd_feedback(args) -> int:

@@ -136,6 +136,17 @@ class PolicyBook:
         return sorted(named | set(self.timestamps))
 
 
+def refuse_unusable_policy(course_root: str, check_ids: bool = True) -> None:
+    """SystemExit naming every bad line when the course policy (c.CoursePolicy, policy.csv) of the
+    course at ``course_root`` cannot be used; ``check_ids``: a line for a student or assignment the
+    course does not know is one too. A function of a path, so a grading worker can run it."""
+    try:
+        PolicyBook.of(Course(Path(course_root)), check_ids=check_ids)
+    except PolicyFileError as exc:
+        raise SystemExit("error: the course policy cannot be used:\n  " + "\n  ".join(exc.problems)
+                         + "\nfix these lines (grader policy validate checks again)") from None
+
+
 def known_students(course: Course, gradebook: GradebookDates) -> set[str]:
     """The student ids the course knows: the gradebook's and those with a hand-in in ``submitted/``."""
     return gradebook.students | {s for a in gradebook.due for s in course_students(course, a)}

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import nbformat
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook
 
 from grader.course import Course
 from grader.grading.ungradable_record import ungradable_code, ungradable_reason
@@ -73,24 +73,40 @@ class ClassReport:
 def build_report(course: Course, assignment: str) -> ClassReport:
     """Collect every submitted student's score, status and verdicts for ``assignment``."""
     results = []
-    with Gradebook(course.db_url) as gb:
-        for student in course.students(assignment):
-            try:
-                submission = gb.find_submission(assignment, student)
-                score, max_score = float(submission.score), float(submission.max_score)
-            except MissingEntry:
-                score, max_score = 0.0, 0.0
-            reason = ungradable_reason(course, assignment, student)
-            checks, ignored = _verdicts(course, assignment, student)
-            results.append(StudentResult(student, score, max_score,
-                                         "graded" if reason is None else f"ungradable: {reason}",
-                                         checks, ignored, ungradable_code(course, assignment, student)))
-    return ClassReport(assignment, results, kernel_decided_cells(course.db_url, assignment))
+    db_url = course.db_url  # read from the course config once
+    with Gradebook(db_url) as gb:
+        scores = submission_scores(gb, assignment)
+    for student in course.students(assignment):
+        score, max_score = scores.get(student, (0.0, 0.0))
+        reason = ungradable_reason(course, assignment, student)
+        checks, ignored = _verdicts(course, assignment, student)
+        results.append(StudentResult(student, score, max_score,
+                                     "graded" if reason is None else f"ungradable: {reason}",
+                                     checks, ignored, ungradable_code(course, assignment, student)))
+    return ClassReport(assignment, results, kernel_decided_cells(db_url, assignment))
+
+
+def submission_scores(gb: Gradebook, assignment: str) -> dict[str, tuple[float, float]]:
+    """student -> (score, max score) of each submission of ``assignment`` in the gradebook: nbgrader's
+    own ``SubmittedAssignment.score`` and ``max_score``, all in one query."""
+    from nbgrader.api import Assignment, SubmittedAssignment
+    from sqlalchemy.orm import undefer
+
+    rows = (gb.db.query(SubmittedAssignment)
+            .options(undefer(SubmittedAssignment.score), undefer(SubmittedAssignment.max_score))
+            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+            .filter(Assignment.name == assignment)
+            .all())
+    return {row.student_id: (float(row.score), float(row.max_score)) for row in rows}
 
 
 def _verdicts(course: Course, assignment: str, student: str) -> tuple[dict[str, dict], int]:
     """(check name -> trusted verdict record, number of records ignored) of a student's autograded
-    notebooks of ``assignment`` (every ``.ipynb`` in ``autograded/<student>/<assignment>/``)."""
+    notebooks of ``assignment`` (every ``.ipynb`` in ``autograded/<student>/<assignment>/``).
+
+    The notebooks are read as nbformat 4 without checking them against its schema (the grading wrote
+    them; ``read_verdict_records`` checks each record and the cell that carries it); a file that is
+    not such a notebook counts as one ignored record."""
     folder = course.autograded_folder(student, assignment)
     records, ignored = {}, 0
     paths = sorted(folder.glob("*.ipynb")) if folder.is_dir() and not folder.is_symlink() else []
@@ -98,8 +114,7 @@ def _verdicts(course: Course, assignment: str, student: str) -> tuple[dict[str, 
         if not path.is_file() or path.is_symlink():
             continue
         try:
-            notebook = nbformat.read(path, as_version=4)
-            for cell in notebook.cells:
+            for cell in nbformat.v4.reads(path.read_text(encoding="utf-8")).cells:
                 trusted, forged = read_verdict_records(cell)
                 ignored += forged
                 records.update((record["check"], record) for record in trusted)

@@ -8,6 +8,7 @@ step (``grader.grading.step_times``) over the notebooks graded in this run.
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from typing import Callable
@@ -43,35 +44,42 @@ class RateColumn(ProgressColumn):
 
 
 def run_autograde(course: Course, assignments: list[str], workers: int | None, force: bool,
-                  console: Console, scheduler: str | None = None, insecure_scheduler: bool = False) -> int:
+                  console: Console, scheduler: str | None = None, insecure_scheduler: bool = False,
+                  before_grading: Callable[[str], None] | None = None) -> int:
     """Grade every submission of ``assignments``; 0 unless a grading process failed.
 
     scheduler: a Dask scheduler's address; its cluster grades the submissions
     (``grader.scheduling.dask_cluster``) instead of local worker processes. insecure_scheduler: grade on it even
-    without mutual TLS (``grader.scheduling.cluster_security``).
+    without mutual TLS (``grader.scheduling.cluster_security``). before_grading(course root): raises
+    (SystemExit naming the problem) when nothing may be graded; it runs before any hand-in is graded
+    (``grade_submissions``; in this process when there is nothing to grade or a cluster grades).
     """
-    from grader.reporting.class_report import build_report
-    from grader.reporting.terminal import print_class_report
-
     pairs = [(a, s) for a in assignments for s in course.students(a)]
     todo, outcomes = pending_submissions(course, pairs, force)
+    if before_grading is not None and (not todo or scheduler):
+        before_grading(str(course.root))
     if not todo:
         noun = "submission" if len(outcomes) == 1 else "submissions"
         console.print(f"nothing to grade: {len(outcomes)} {noun} unchanged since their last "
                       "grading (--force grades them again)")
-        for assignment in assignments:
-            print_class_report(build_report(course, assignment), console)
+        print_class_reports(class_reports(course, assignments), console)
         return 0
     if outcomes:
         console.print(f"{len(outcomes)} submissions unchanged since they were graded: skipped "
                       "(--force grades them again)")
     started = time.perf_counter()
+    reports: list = []  # built while the workers exit
+    elapsed, expected = 0.0, len(outcomes) + len(todo)
     with grading_progress(console) as progress:
         advance = assignment_bars(progress, [a for a, _ in todo])
 
         def on_outcome(outcome: GradingOutcome) -> None:
+            nonlocal elapsed
             outcomes.append(outcome)
             advance(outcome)
+            elapsed = time.perf_counter() - started  # until the last outcome: not the reports built after it
+            if len(outcomes) == expected - 1:  # a worker is idle from now on: its core loads the reporting code
+                threading.Thread(target=load_reporting, name="load-reporting", daemon=True).start()
 
         if scheduler:
             from grader.scheduling.dask_cluster import grade_on_dask
@@ -83,13 +91,34 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
                                                  insecure_scheduler=insecure_scheduler):
                         on_outcome(outcome)
         else:
-            grade_submissions(course, todo, workers=workers, force=True, on_outcome=on_outcome)
-    elapsed = time.perf_counter() - started
+            grade_submissions(course, todo, workers=workers, force=True, on_outcome=on_outcome,
+                              before_grading=before_grading,
+                              while_workers_stop=lambda: reports.extend(class_reports(course, assignments)))
     print_run_summary(outcomes, elapsed, course, console)
     print_passback(course, [(o.assignment, o.student) for o in outcomes if o.graded and not o.skipped], console)
-    for assignment in assignments:
-        print_class_report(build_report(course, assignment), console)
+    print_class_reports(reports or class_reports(course, assignments), console)
     return 1 if any(o.code == "worker-died" for o in outcomes) else 0
+
+
+def load_reporting() -> None:
+    """Import the class report's code (it loads nbgrader: about 0.7 s of one core)."""
+    import grader.reporting.class_report  # noqa: F401
+    import grader.reporting.terminal  # noqa: F401
+
+
+def class_reports(course: Course, assignments: list[str]) -> list:
+    """The class report of each assignment, from the gradebook as it is now (imported here: it loads
+    nbgrader, which the grading workers load for themselves while this process hands out submissions)."""
+    from grader.reporting.class_report import build_report
+
+    return [build_report(course, assignment) for assignment in assignments]
+
+
+def print_class_reports(reports: list, console: Console) -> None:
+    from grader.reporting.terminal import print_class_report
+
+    for report in reports:
+        print_class_report(report, console)
 
 
 def print_passback(course: Course, graded: list[tuple[str, str]], console: Console) -> None:

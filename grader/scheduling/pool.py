@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from pathlib import Path
 from typing import Callable, Iterable
 
 from grader.course import Course, enable_concurrent_writers
@@ -50,19 +51,38 @@ def _grade_one(course_root: str, assignment: str, student: str) -> GradingOutcom
     return grade_one(course_root, assignment, student)
 
 
+def _started() -> None:
+    """A task that only makes the pool start one more worker."""
+
+
+def _prepare_course(course_root: str, before_grading: Callable[[str], None] | None) -> None:
+    """What happens once before any pair is graded: the gradebook made ready for parallel writers
+    (it reads the course config, which loads nbgrader), then ``before_grading``."""
+    enable_concurrent_writers(Course(Path(course_root)))
+    if before_grading is not None:
+        before_grading(course_root)
+
+
 def grade_submissions(course: Course, pairs: Iterable[tuple[str, str]], workers: int | None = None,
                       force: bool = False,
-                      on_outcome: Callable[[GradingOutcome], None] | None = None) -> list[GradingOutcome]:
+                      on_outcome: Callable[[GradingOutcome], None] | None = None,
+                      before_grading: Callable[[str], None] | None = None,
+                      while_workers_stop: Callable[[], None] | None = None) -> list[GradingOutcome]:
     """Autograde (assignment, student) pairs; outcomes in the order of ``pairs``.
 
     Pairs whose record shows the same inputs are skipped unless ``force``. ``on_outcome`` is
     called in this process for every outcome as it arrives (skipped ones first).
     workers: processes to use (default: the number of CPUs); 1 grades in this process.
+    before_grading(course root): run before any pair is graded, in the first worker (which has the
+    grading code loaded; the others start meanwhile) or in this process with one worker; what it
+    raises (a picklable exception, such as SystemExit) is raised here and nothing is graded. This
+    process itself loads neither nbgrader nor the course config, so the workers start at once.
+    while_workers_stop(): run in this process after the last outcome, while the workers exit (they
+    are gone when this returns).
     """
     pairs = list(pairs)
     if not pairs:
         return []
-    enable_concurrent_writers(course)
     todo, skipped = pending_submissions(course, pairs, force)
     by_pair = {(o.assignment, o.student): o for o in skipped}
     for outcome in skipped:
@@ -70,14 +90,21 @@ def grade_submissions(course: Course, pairs: Iterable[tuple[str, str]], workers:
             on_outcome(outcome)
     workers = max(1, min(workers or os.cpu_count() or 1, len(todo) or 1))
     if workers == 1:
+        _prepare_course(str(course.root), before_grading)
         for assignment, student in todo:
             outcome = by_pair[assignment, student] = _grade_one(str(course.root), assignment, student)
             if on_outcome:
                 on_outcome(outcome)
-    elif todo:
+        if while_workers_stop is not None:
+            while_workers_stop()
+    else:
         # "spawn": workers start clean, without the parent's event loops or open database handles.
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init) as pool:
+            prepared = pool.submit(_prepare_course, str(course.root), before_grading)
+            for _ in range(workers - 1):
+                pool.submit(_started)
+            prepared.result()
             futures = {pool.submit(_grade_one, str(course.root), a, s): (a, s) for a, s in todo}
             running = set(futures)
             while running:
@@ -93,6 +120,9 @@ def grade_submissions(course: Course, pairs: Iterable[tuple[str, str]], workers:
                     by_pair[outcome.assignment, outcome.student] = outcome
                     if on_outcome:
                         on_outcome(outcome)
+            pool.shutdown(wait=False)  # the workers exit meanwhile; leaving the block waits for them
+            if while_workers_stop is not None:
+                while_workers_stop()
     return [by_pair[pair] for pair in pairs]
 
 
