@@ -47,6 +47,7 @@ from nbgrader.preprocessors import (
     OverwriteKernelspec,
 )
 
+from grader.grading.preprocessors.assign_policy_late_penalties import AssignPolicyLatePenalties
 from grader.grading.preprocessors.batched_save_autogrades import BatchedSaveAutoGrades
 from grader.grading.preprocessors.decide_verdicts import DecideVerdicts
 from grader.grading.preprocessors.feedback_page import FeedbackPage
@@ -55,7 +56,6 @@ from grader.grading.preprocessors.prepare_probes import PrepareProbes
 from grader.grading.preprocessors.restore_cell_metadata import RestoreCellMetadata
 from grader.grading.preprocessors.validate_notebook import ValidateNotebook
 from grader.grading.step_contracts import StepContract, declared_contract
-from grader.grading.preprocessors.assign_policy_late_penalties import AssignPolicyLatePenalties
 from grader.pages.notebook import RemoveActiveContent
 from grader.sandbox.execute import SandboxedExecute
 

@@ -14,9 +14,9 @@ from grader.grading.outcome import CATEGORIES
 from grader.grading.pipeline import AUTOGRADE_STEPS, FEEDBACK_STEPS, PASSES, PROVIDED_BY_NBGRADER, contract_of
 from grader.grading.preprocessors.batched_save_autogrades import BatchedSaveAutoGrades
 from grader.grading.preprocessors.validate_notebook import ValidateNotebook
-from grader.sandbox.execute import SandboxedExecute
 from grader.grading.step_contracts import declared_contract, unmet_reads
 from grader.grading.step_times import TimedAutograde
+from grader.sandbox.execute import SandboxedExecute
 from grader.sandbox.submitted_links import make_pre_convert_hook
 
 
