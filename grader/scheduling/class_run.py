@@ -91,9 +91,14 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
                                                  insecure_scheduler=insecure_scheduler):
                         on_outcome(outcome)
         else:
+            def build_reports() -> None:
+                try:
+                    reports.extend(class_reports(course, assignments))
+                except Exception:  # noqa: BLE001 - built again after the summary, where the error shows
+                    reports.clear()
+
             grade_submissions(course, todo, workers=workers, force=True, on_outcome=on_outcome,
-                              before_grading=before_grading,
-                              while_workers_stop=lambda: reports.extend(class_reports(course, assignments)))
+                              before_grading=before_grading, while_workers_stop=build_reports)
     print_run_summary(outcomes, elapsed, course, console)
     print_passback(course, [(o.assignment, o.student) for o in outcomes if o.graded and not o.skipped], console)
     print_class_reports(reports or class_reports(course, assignments), console)
