@@ -30,19 +30,25 @@ def notebook_cells(db_url: str, notebook_id: str, assignment_id: str) -> dict[st
 
     Four column queries (points of grade cells, names of solution and task cells, source cells),
     not nbgrader's objects: a grade cell's points would be one more query per cell."""
-    from nbgrader.api import Assignment, GradeCell, Notebook, SolutionCell, SourceCell, TaskCell
+    from nbgrader.api import GradeCell, SolutionCell, SourceCell, TaskCell
 
     with Gradebook(db_url) as gb:
         def rows(*columns) -> list:
-            model = columns[0].class_
-            return (gb.db.query(*columns)
-                    .join(Notebook, Notebook.id == model.notebook_id)
-                    .join(Assignment, Assignment.id == Notebook.assignment_id)
-                    .filter(Notebook.name == notebook_id, Assignment.name == assignment_id)
-                    .all())
+            return of_notebook(gb.db.query(*columns), columns[0].class_, notebook_id, assignment_id).all()
 
         points = {name: float(max_score) for name, max_score in rows(GradeCell.name, GradeCell.max_score)}
         solutions = {name for (name,) in rows(SolutionCell.name)}
         tasks = {name for (name,) in rows(TaskCell.name)}
-        return {name: GradebookCell(name, source or "", bool(locked), name in solutions, name in tasks, points.get(name))
+        return {name: GradebookCell(name, source or "", bool(locked), name in solutions, name in tasks,
+                                    points.get(name))
                 for name, source, locked in rows(SourceCell.name, SourceCell.source, SourceCell.locked)}
+
+
+def of_notebook(query, model, notebook_id: str, assignment_id: str):
+    """``query`` narrowed to the ``model`` rows (a kind of cell) of the source notebook ``notebook_id``
+    of ``assignment_id``: nbgrader's own joins and filter of its look-ups, without the cell's name."""
+    from nbgrader.api import Assignment, Notebook
+
+    return (query.join(Notebook, Notebook.id == model.notebook_id)
+            .join(Assignment, Assignment.id == Notebook.assignment_id)
+            .filter(Notebook.name == notebook_id, Assignment.name == assignment_id))

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+from grader.grading.gradebook_cells import of_notebook
+
 
 def answer_from_one_query(gradebook, notebook: str, assignment: str, student: str | None = None) -> None:
     """Answer ``gradebook``'s ``find_source_cell`` and ``find_graded_cell`` for ``notebook`` of
@@ -36,7 +38,8 @@ def answer_from_one_query(gradebook, notebook: str, assignment: str, student: st
     gradebook.find_graded_cell = _answering(type(gradebook).find_graded_cell.__get__(gradebook), key,
                                             cells[GradeCell], cells[TaskCell])
     if student is not None:
-        grades = [_by_name(_rows_of(gradebook, Grade, cell, notebook, assignment, student)) for cell in (GradeCell, TaskCell)]
+        grades = [_by_name(_rows_of(gradebook, Grade, cell, notebook, assignment, student))
+                  for cell in (GradeCell, TaskCell)]
         comments = [_by_name(_rows_of(gradebook, Comment, cell, notebook, assignment, student))
                     for cell in (SolutionCell, TaskCell)]
         gradebook.find_grade = _answering(type(gradebook).find_grade.__get__(gradebook), key, *grades)
@@ -63,15 +66,8 @@ def _by_name(rows: list[tuple[object, str]]) -> dict[str, object]:
 
 
 def _cells_of(gradebook, model, notebook: str, assignment: str) -> list[tuple[object, str]]:
-    """(cell, name) of every ``model`` row of the source notebook: nbgrader's joins, without the name."""
-    from nbgrader.api import Assignment, Notebook
-
-    rows = (gradebook.db.query(model)
-            .join(Notebook, Notebook.id == model.notebook_id)
-            .join(Assignment, Assignment.id == Notebook.assignment_id)
-            .filter(Notebook.name == notebook, Assignment.name == assignment)
-            .all())
-    return [(row, row.name) for row in rows]
+    """(cell, name) of every ``model`` row of the source notebook."""
+    return [(row, row.name) for row in of_notebook(gradebook.db.query(model), model, notebook, assignment).all()]
 
 
 def _rows_of(gradebook, model, cell_model, notebook: str, assignment: str, student: str) -> list[tuple[object, str]]:

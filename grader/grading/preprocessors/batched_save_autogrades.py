@@ -3,9 +3,9 @@
 nbgrader commits after every graded and every solution cell (about 30 SQLite transactions, each
 synced to disk, per notebook here). The scores written are the same; they become visible, and
 durable, together when the notebook's last cell is saved. Each cell's grade and comment rows are
-read in one query per kind (:func:`grader.grading.gradebook_lookups.answer_from_one_query`). ``preprocess`` is nbgrader 0.9's
-``SaveAutoGrades.preprocess`` with the commits deferred (guarded like the changes of
-``grader.grading.nbgrader_compat``).
+read in one query per kind (:func:`grader.grading.gradebook_lookups.answer_from_one_query`).
+``preprocess`` is nbgrader 0.9's ``SaveAutoGrades.preprocess`` with the commits deferred (guarded
+like the changes of ``grader.grading.nbgrader_compat``).
 """
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ once on an invalid notebook, as it did when every step was followed by a check:
   invalid one (nor tidy it away);
 - just before the first gradebook write: no score is saved for a notebook that then fails.
 
-An invalid notebook raises nbformat's ``ValidationError``, logged with the step it follows, as
-nbconvert logs it; nbgrader then records the submission as failed.
+An invalid notebook raises nbformat's ``ValidationError`` (logged, as nbconvert logs it, with
+nbformat's account of where it is invalid); nbgrader then records the submission as failed.
 """
 from __future__ import annotations
 
