@@ -47,6 +47,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import errno
+import gc
 import json
 import os
 import select
@@ -423,8 +424,8 @@ def _load_launcher():
     return module
 
 
-def serve(control_fd: int) -> int:
-    """The zygote: import, say ready, then fork one sandbox process per request until EOF."""
+def serve(control_fd: int) -> None:
+    """The zygote: import, say ready, then fork one sandbox process per request until EOF, then exit."""
     script_dir = os.path.dirname(ZYGOTE_SCRIPT)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != script_dir]
     control = socket.socket(fileno=control_fd)
@@ -432,11 +433,13 @@ def serve(control_fd: int) -> int:
     libc = _libc()
     import importlib
     before = dict(os.environ)
+    gc.disable()  # importing makes no garbage worth the collector's passes
     for name in PRELOADED_MODULES:
         importlib.import_module(name)
     # Variables the imports set themselves (a launched kernel's imports set them after its start).
     _IMPORT_ENVIRONMENT.update({k: v for k, v in os.environ.items() if before.get(k) != v})
     import matplotlib.font_manager  # noqa: F401 - the font cache is built on import
+    gc.enable()
     if threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:
         raise ZygoteError("the zygote started a thread while importing; forking it is unsafe")
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # sandbox processes are reaped automatically
@@ -447,7 +450,10 @@ def serve(control_fd: int) -> int:
         except InterruptedError:
             continue
         if not message:
-            return 0
+            # Nothing to tidy (each sandbox process is its own; this process wrote nothing), and
+            # the interpreter's teardown of the preloaded modules would keep the grading
+            # process's exit waiting about 0.25 s.
+            os._exit(0)
         pid = os.fork()
         if pid == 0:
             control.close()

@@ -8,9 +8,11 @@ step (``grader.grading.step_times``) over the notebooks graded in this run.
 """
 from __future__ import annotations
 
-import threading
+import io
 import time
 from collections import Counter
+from functools import partial
+from pathlib import Path
 from typing import Callable
 
 from rich.console import Console
@@ -68,8 +70,8 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
         console.print(f"{len(outcomes)} submissions unchanged since they were graded: skipped "
                       "(--force grades them again)")
     started = time.perf_counter()
-    reports: list = []  # built while the workers exit
-    elapsed, expected = 0.0, len(outcomes) + len(todo)
+    rendered: dict[str, str] = {}  # assignment -> its class report, rendered by a worker once it is graded
+    elapsed = 0.0
     with grading_progress(console) as progress:
         advance = assignment_bars(progress, [a for a, _ in todo])
 
@@ -78,8 +80,6 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
             outcomes.append(outcome)
             advance(outcome)
             elapsed = time.perf_counter() - started  # until the last outcome: not the reports built after it
-            if len(outcomes) == expected - 1:  # a worker is idle from now on: its core loads the reporting code
-                threading.Thread(target=load_reporting, name="load-reporting", daemon=True).start()
 
         if scheduler:
             from grader.scheduling.dask_cluster import grade_on_dask
@@ -91,24 +91,33 @@ def run_autograde(course: Course, assignments: list[str], workers: int | None, f
                                                  insecure_scheduler=insecure_scheduler):
                         on_outcome(outcome)
         else:
-            def build_reports() -> None:
-                try:
-                    reports.extend(class_reports(course, assignments))
-                except Exception:  # noqa: BLE001 - built again after the summary, where the error shows
-                    reports.clear()
-
             grade_submissions(course, todo, workers=workers, force=True, on_outcome=on_outcome,
-                              before_grading=before_grading, while_workers_stop=build_reports)
+                              before_grading=before_grading, on_finished=rendered.__setitem__,
+                              finish_assignment=partial(rendered_class_report, width=console.width,
+                                                        color_system=console.color_system))
     print_run_summary(outcomes, elapsed, course, console)
     print_passback(course, [(o.assignment, o.student) for o in outcomes if o.graded and not o.skipped], console)
-    print_class_reports(reports or class_reports(course, assignments), console)
+    for assignment in assignments:
+        if assignment in rendered:
+            console.print(Text.from_ansi(rendered[assignment].rstrip("\n")))
+        else:  # graded on a cluster, or its report failed in the worker: built here, where an error shows
+            print_class_reports(class_reports(course, [assignment]), console)
     return 1 if any(o.code == "worker-died" for o in outcomes) else 0
 
 
-def load_reporting() -> None:
-    """Import the class report's code (it loads nbgrader: about 0.7 s of one core)."""
-    import grader.reporting.class_report  # noqa: F401
-    import grader.reporting.terminal  # noqa: F401
+def rendered_class_report(course_root: str, assignment: str, width: int, color_system: str | None) -> str:
+    """The class report of ``assignment`` as ``print_class_report`` prints it on a console ``width``
+    columns wide with rich's ``color_system`` (None: no colour), as text with ANSI styles
+    (``Text.from_ansi`` gives it back). Run in a grading worker, which has loaded the reporting
+    code's nbgrader already, so that this process only prints."""
+    from grader.reporting.class_report import build_report
+    from grader.reporting.terminal import print_class_report
+
+    buffer = io.StringIO()
+    print_class_report(build_report(Course(Path(course_root)), assignment),
+                       Console(file=buffer, width=width, color_system=color_system,
+                               force_terminal=color_system is not None))
+    return buffer.getvalue()
 
 
 def class_reports(course: Course, assignments: list[str]) -> list:
@@ -128,6 +137,10 @@ def print_class_reports(reports: list, console: Console) -> None:
 
 def print_passback(course: Course, graded: list[tuple[str, str]], console: Console) -> None:
     """Post the new scores to the LMS when the course is registered with one (``grader lti``)."""
+    from grader.lti.registration import is_registered
+
+    if not is_registered(course.state_dir):  # without loading the passback's code (and nbgrader)
+        return
     from grader.lti.passback import after_grading
 
     summary = after_grading(course, graded)

@@ -71,3 +71,30 @@ def test_a_rerun_with_every_submission_unchanged_says_there_is_nothing_to_grade(
     assert ("nothing to grade: 1 submission unchanged since their last grading (--force grades them "
             "again)") in text
     assert "0/0" not in text and "ETA" not in text
+
+
+@pytest.mark.slow
+def test_autograde_prints_the_class_report_a_worker_rendered_as_this_process_would_print_it(course):
+    from grader.reporting.class_report import build_report
+
+    for student in ("ada", "bob"):
+        hand_in(course, student, get_submission("02_softmax", "model_answer"))
+    console = Console(record=True, width=100, file=io.StringIO())
+    assert run_autograde(course, ["02_softmax"], workers=2, force=True, console=console) == 0
+    here = Console(record=True, width=100, file=io.StringIO())
+    print_class_report(build_report(course, "02_softmax"), here)
+    assert here.export_text() in console.export_text()
+
+
+@pytest.mark.slow
+def test_a_class_report_rendered_for_a_colour_terminal_reads_as_the_plain_one(course):
+    from rich.text import Text
+
+    from grader.scheduling.class_run import rendered_class_report
+
+    hand_in(course, "ada", get_submission("02_softmax", "model_answer"))
+    grade_class(course, "02_softmax", workers=1)
+    coloured = rendered_class_report(str(course.root), "02_softmax", 100, "truecolor")
+    plain = rendered_class_report(str(course.root), "02_softmax", 100, None)
+    assert "\x1b[" in coloured and "\x1b[" not in plain
+    assert Text.from_ansi(coloured).plain == plain

@@ -1,6 +1,6 @@
 """How the pool of grading workers starts and ends a class: what must hold before any hand-in is
-graded is checked in the first worker, and the caller's own work after the last outcome overlaps
-the workers' exit."""
+graded is checked in the first worker, and what follows an assignment's grading (its class report)
+runs in a worker as soon as that assignment's last outcome is in."""
 from __future__ import annotations
 
 import os
@@ -12,6 +12,7 @@ from grader.demo.corpus import get_submission, hand_in
 from grader.scheduling.pool import grade_submissions
 
 ASSIGNMENT = "02_softmax"
+OTHER_ASSIGNMENT = "04_attention"
 CHECKED_BY = "checked_by"  # the file refuse_all writes: the pid of the process that ran it
 
 
@@ -44,11 +45,55 @@ def test_with_one_worker_the_refusal_comes_from_this_process(course):
     assert not course.autograded_notebook("ada", ASSIGNMENT).exists()
 
 
-@pytest.mark.slow
-def test_the_work_after_the_last_outcome_runs_once_with_every_outcome_in(course):
-    pairs = handed_in(course, ["ada", "bob", "cyd"])
-    outcomes, seen_at_stop = [], []
-    grade_submissions(course, pairs, workers=2, force=True, on_outcome=outcomes.append,
-                      while_workers_stop=lambda: seen_at_stop.append(len(outcomes)))
-    assert seen_at_stop == [3]
-    assert all(outcome.graded for outcome in outcomes)
+def finished_by(course_root: str, assignment: str) -> int:
+    """What a finish returns: the pid of the process that ran it."""
+    return os.getpid()
+
+
+def refuse_to_finish(course_root: str, assignment: str) -> int:
+    raise ValueError("this report cannot be built")
+
+
+def graded_with_finish(course, pairs, workers: int, finish=finished_by) -> list[tuple]:
+    """Grade ``pairs`` and say, in order, each outcome ("outcome", assignment) and each finish
+    ("finished", assignment, its value)."""
+    events = []
+    grade_submissions(course, pairs, workers=workers, force=True,
+                      on_outcome=lambda o: events.append(("outcome", o.assignment)),
+                      finish_assignment=finish, on_finished=lambda a, v: events.append(("finished", a, v)))
+    return events
+
+
+def two_assignments_handed_in(course) -> list[tuple[str, str]]:
+    hand_in(course, "cyd", get_submission(OTHER_ASSIGNMENT, "model_answer"))
+    return handed_in(course, ["ada", "bob"]) + [(OTHER_ASSIGNMENT, "cyd")]
+
+
+def test_each_assignment_is_finished_once_in_a_worker_after_its_last_outcome(course):
+    events = graded_with_finish(course, two_assignments_handed_in(course), workers=2)
+    for assignment in (ASSIGNMENT, OTHER_ASSIGNMENT):
+        finishes = [i for i, event in enumerate(events) if event[:2] == ("finished", assignment)]
+        outcomes = [i for i, event in enumerate(events) if event == ("outcome", assignment)]
+        assert len(finishes) == 1 and finishes[0] > max(outcomes)
+        assert events[finishes[0]][2] != os.getpid()
+
+
+def test_with_one_worker_an_assignment_is_finished_here_after_its_last_outcome(course):
+    events = graded_with_finish(course, handed_in(course, ["ada", "bob"]), workers=1)
+    assert events == [("outcome", ASSIGNMENT), ("outcome", ASSIGNMENT), ("finished", ASSIGNMENT, os.getpid())]
+
+
+def test_a_finish_that_raises_is_left_to_the_caller_and_every_hand_in_is_still_graded(course):
+    pairs = handed_in(course, ["ada", "bob"])
+    events = graded_with_finish(course, pairs, workers=2, finish=refuse_to_finish)
+    assert events == [("outcome", ASSIGNMENT)] * 2
+    assert all(course.autograded_notebook(student, ASSIGNMENT).exists() for _, student in pairs)
+
+
+def test_an_assignment_whose_hand_ins_are_all_unchanged_is_finished_too(course):
+    pairs = handed_in(course, ["ada"])
+    grade_submissions(course, pairs, workers=1, force=True)
+    finished = []
+    grade_submissions(course, pairs, workers=2, finish_assignment=finished_by,
+                      on_finished=lambda a, v: finished.append(a))
+    assert finished == [ASSIGNMENT]

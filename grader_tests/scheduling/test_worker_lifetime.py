@@ -92,3 +92,41 @@ def test_a_worker_whose_parent_died_while_it_started_exits_at_once(tmp_path):
     if survived:
         os.kill(child, signal.SIGKILL)
     assert not survived
+
+
+EXITING = textwrap.dedent("""
+    import atexit, sys
+    from grader.scheduling.worker_lifetime import exit_without_collecting
+
+    class Cycle:
+        # What __del__ needs, kept here: the exit's last collection comes after builtins are gone.
+        mark, opener = sys.argv[1] + "/collected", open
+
+        def __del__(self):
+            self.opener(self.mark, "w").close()
+
+    def garbage_only_a_collection_frees():
+        cycle = Cycle()
+        cycle.itself = cycle
+
+    exit_without_collecting()
+    atexit.register(lambda: open(sys.argv[1] + "/exit-handler-ran", "w").close())
+    garbage_only_a_collection_frees()
+""")
+
+
+def _exited(tmp_path) -> set[str]:
+    script = tmp_path / "exiting.py"
+    script.write_text(EXITING, encoding="utf-8")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    assert subprocess.run([sys.executable, str(script), str(marks)], timeout=60).returncode == 0
+    return {path.name for path in marks.iterdir()}
+
+
+def test_a_worker_leaves_what_it_holds_at_exit_out_of_the_last_collections(tmp_path):
+    assert "collected" not in _exited(tmp_path)
+
+
+def test_a_worker_that_exits_without_collecting_still_runs_its_exit_handlers(tmp_path):
+    assert "exit-handler-ran" in _exited(tmp_path)
