@@ -221,19 +221,23 @@ def probed_notebooks(course: Course, pairs: list[tuple[str, str]], scratch: Path
     return kept
 
 
-def _warm_floor_worker(barrier, notebook: Path) -> None:
+def _warm_floor_worker(barrier, cores_taken, notebook: Path) -> None:
+    from grader.scheduling.pool import pin_to_next_core
+
+    pin_to_next_core(cores_taken)  # a core of its own, as a grading worker has
     floor_execute(notebook)  # this worker's zygote, started before the clock does
     barrier.wait()
 
 
 def measure_parallel_floor(course: Course, assignments: list[str], workers: int) -> float:
     """Seconds for ``workers`` processes, each with a warm zygote, to run every notebook of the class
-    (``floor_execute``, one queue): the floor with the two cores shared as the graders share them."""
+    (``floor_execute``, one queue), each on a core of its own as the grading workers are: the floor
+    with the two cores shared as the graders share them."""
     paths = [course.submitted_notebook(s, a) for a in assignments for s in sorted(course.students(a))]
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(workers + 1)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_warm_floor_worker,
-                             initargs=(barrier, paths[0])) as pool:
+                             initargs=(barrier, context.Value("i", 0), paths[0])) as pool:
         futures = [pool.submit(floor_execute, path) for path in paths]
         barrier.wait()
         started = time.perf_counter()

@@ -4,12 +4,13 @@ runs in a worker as soon as that assignment's last outcome is in."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from grader.demo.corpus import get_submission, hand_in
-from grader.scheduling.pool import grade_submissions
+from grader.scheduling.pool import grade_submissions, grading_workers
 
 ASSIGNMENT = "02_softmax"
 OTHER_ASSIGNMENT = "04_attention"
@@ -97,3 +98,29 @@ def test_an_assignment_whose_hand_ins_are_all_unchanged_is_finished_too(course):
     grade_submissions(course, pairs, workers=2, finish_assignment=finished_by,
                       on_finished=lambda a, v: finished.append(a))
     assert finished == [ASSIGNMENT]
+
+
+def where_i_run() -> tuple[int, tuple[int, ...]]:
+    """(pid, the cores it may run on) of the worker that runs it, after a pause that keeps the other
+    workers' tasks off it."""
+    time.sleep(0.5)
+    return os.getpid(), tuple(sorted(os.sched_getaffinity(0)))
+
+
+def cores_of_workers(workers: int) -> dict[int, tuple[int, ...]]:
+    with grading_workers(workers) as pool:
+        return dict(future.result() for future in [pool.submit(where_i_run) for _ in range(3 * workers)])
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
+def test_each_worker_runs_on_a_core_of_its_own_when_there_are_enough():
+    cores = cores_of_workers(2)
+    assert len(cores) == 2
+    assert all(len(allowed) == 1 for allowed in cores.values())
+    assert len(set(cores.values())) == 2
+
+
+def test_with_more_workers_than_cores_the_workers_may_run_on_every_core():
+    every_core = tuple(sorted(os.sched_getaffinity(0)))
+    cores = cores_of_workers(len(every_core) + 1)
+    assert set(cores.values()) == {every_core}
