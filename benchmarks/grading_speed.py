@@ -26,8 +26,8 @@ It checks that every test cell of every submission has the same score in all thr
 then prints notebooks per minute for each and the ratios, the candidate's time per notebook by step
 (from its grading records), and the measured floor: the same notebooks run one at a time in a
 zygote-forked sandboxed kernel (fork + sandbox entry + cells, nothing of nbgrader; each distinct
-corpus submission run once and counted as often as the class holds it), divided among the
-workers as if they overlapped perfectly; and beside it the same notebooks (every one of them) run
+corpus submission run once and counted as often as the class holds it), on one core as a grading
+worker runs, divided among the workers as if they overlapped perfectly; and beside it the same notebooks (every one of them) run
 on as many warm processes at once as there are workers, which is the floor with the cores shared
 as the graders share them (two kernels on two cores slow each other down). Last, the floor with the
 hidden checks: the same sample, each notebook as its kernel runs it when graded (its probe cells
@@ -53,6 +53,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -185,8 +186,21 @@ def measure_floor(course: Course, assignments: list[str], students: int, noteboo
     the submission as handed in)."""
     notebook_of = notebook_of or (lambda assignment, student: course.submitted_notebook(student, assignment))
     sample = floor_sample(course, assignments, students)
-    floor_execute(notebook_of(*sample[0][:2]))  # starts this process's zygote, as in a worker
-    return sum(copies * floor_execute(notebook_of(assignment, student)) for assignment, student, copies in sample)
+    with on_one_core():
+        floor_execute(notebook_of(*sample[0][:2]))  # starts this process's zygote, as in a worker
+        return sum(copies * floor_execute(notebook_of(assignment, student)) for assignment, student, copies in sample)
+
+
+@contextmanager
+def on_one_core():
+    """This process, and the zygote and kernels it starts meanwhile, on one core, as a grading
+    worker runs (``grader.scheduling.pool.pin_to_next_core``): the kernels are faster so."""
+    cores = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cores)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, cores)
 
 
 def probed_notebooks(course: Course, pairs: list[tuple[str, str]], scratch: Path) -> dict[tuple[str, str], Path]:
