@@ -39,11 +39,12 @@ def pending_submissions(course: Course, pairs: Iterable[tuple[str, str]],
 
 def grading_workers(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` fresh worker processes (``_worker_init``); each runs on a core of its
-    own (``pin_to_next_core``) when there are at least as many cores as workers, else where the
-    operating system puts it."""
+    own (``pin_to_next_core``) when there are at least as many cores as workers, else (or where
+    the system cannot pin a process, as on macOS) where the operating system puts it."""
     # "spawn": workers start clean, without the parent's event loops or open database handles.
     context = multiprocessing.get_context("spawn")
-    cores_taken = context.Value("i", 0) if workers <= len(os.sched_getaffinity(0)) else None
+    pinned = hasattr(os, "sched_setaffinity") and workers <= len(os.sched_getaffinity(0))
+    cores_taken = context.Value("i", 0) if pinned else None
     return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,
                                initargs=(cores_taken,))
 
