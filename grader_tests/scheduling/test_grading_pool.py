@@ -124,3 +124,10 @@ def test_with_more_workers_than_cores_the_workers_may_run_on_every_core():
     every_core = tuple(sorted(os.sched_getaffinity(0)))
     cores = cores_of_workers(len(every_core) + 1)
     assert set(cores.values()) == {every_core}
+
+
+def test_where_the_system_cannot_pin_a_process_the_workers_may_run_on_every_core(monkeypatch):
+    every_core = tuple(sorted(os.sched_getaffinity(0)))
+    monkeypatch.delattr(os, "sched_setaffinity")  # as on macOS; the workers, spawned afresh, still can
+    cores = cores_of_workers(2)
+    assert set(cores.values()) == {every_core}
