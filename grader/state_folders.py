@@ -17,6 +17,7 @@ QUIZ_ANSWERS = "quiz_answers"
 QUARANTINE = "quarantine"
 ATTEMPT_HISTORY = "attempts.sqlite"
 REFERENCE_STATISTICS = "reference_statistics.sqlite"
+REFERENCE_STATISTICS_LOCKS = "reference_statistics.lock"
 COURSE_SECRET = "course_secret"
 AUTOGRADE_LOG = "autograde.log"
 STUDENT_LANGUAGES = "student_languages.json"
@@ -63,6 +64,9 @@ STATE_ENTRIES: tuple[StateEntry, ...] = (
     StateEntry(REFERENCE_STATISTICS, REFERENCE_STATISTICS,
                "simulated reference statistics, computed once per grading code version",
                "every grading process"),
+    StateEntry(REFERENCE_STATISTICS_LOCKS, REFERENCE_STATISTICS_LOCKS,
+               "empty; a process simulating a reference statistic holds a lock on one byte of it, so another "
+               "that needs the same value waits and reads it", "every grading process"),
     StateEntry(COURSE_SECRET, COURSE_SECRET,
                "the course's secret (mode 0600), from which each submission's hidden inputs are derived",
                "the grading process only"),

@@ -115,22 +115,32 @@ def _random_unit_rows(rng: np.random.Generator, shape: tuple[int, ...]) -> np.nd
 
 
 def _retrieval_successes(
-    n_pairs: int, d: int, beta: float, n_trials: int, rng: np.random.Generator, readout: str
-) -> int:
-    """Number of successful retrievals in n_trials independent memories (one query each)."""
-    successes = 0
-    chunk = max(1, _RETRIEVAL_CHUNK_FLOATS // (n_pairs * d))
+    n_pairs_each: tuple[int, ...], d: int, beta: float, n_trials: int, rng: np.random.Generator, readout: str
+) -> list[int]:
+    """Successful retrievals in n_trials independent memories (one query each), for each number of
+    stored pairs in ``n_pairs_each``.
+
+    Every memory holds max(n_pairs_each) pairs; the count for n pairs uses its first n (the same draws,
+    so one simulation gives a run of neighbouring counts for little more than the largest alone).
+    Per chunk the draws are the keys, then the values, then one array of queried indices per entry
+    of ``n_pairs_each``, in its order.
+    """
+    most = max(n_pairs_each)
+    successes = [0] * len(n_pairs_each)
+    chunk = max(1, _RETRIEVAL_CHUNK_FLOATS // (most * d))
     for start in range(0, n_trials, chunk):
         size = min(chunk, n_trials - start)
-        keys = _random_unit_rows(rng, (size, n_pairs, d))  # [t, n, d]
-        values = _random_unit_rows(rng, (size, n_pairs, d))  # [t, n, d]
-        queried = rng.integers(0, n_pairs, size=size)  # [t]
-        query = keys[np.arange(size), queried]  # [t, d]
-        scores = (keys @ query[:, :, None])[:, :, 0]  # [t, n]
-        weights = softmax(beta * scores) if readout == "softmax" else scores  # [t, n]
-        output = (weights[:, None, :] @ values)[:, 0, :]  # [t, d]
-        similarity = (values @ output[:, :, None])[:, :, 0]  # [t, n], cosine times |output|
-        successes += int(np.count_nonzero(similarity.argmax(axis=-1) == queried))
+        all_keys = _random_unit_rows(rng, (size, most, d))  # [t, most, d]
+        all_values = _random_unit_rows(rng, (size, most, d))  # [t, most, d]
+        for k, n_pairs in enumerate(n_pairs_each):
+            keys, values = all_keys[:, :n_pairs], all_values[:, :n_pairs]  # [t, n, d]
+            queried = rng.integers(0, n_pairs, size=size)  # [t]
+            query = keys[np.arange(size), queried]  # [t, d]
+            scores = (keys @ query[:, :, None])[:, :, 0]  # [t, n]
+            weights = softmax(beta * scores) if readout == "softmax" else scores  # [t, n]
+            output = (weights[:, None, :] @ values)[:, 0, :]  # [t, d]
+            similarity = (values @ output[:, :, None])[:, :, 0]  # [t, n], cosine times |output|
+            successes[k] += int(np.count_nonzero(similarity.argmax(axis=-1) == queried))
     return successes
 
 
@@ -159,7 +169,26 @@ def retrieval_accuracy(
     """
     n_pairs = as_positive_int(n_pairs, "n_pairs")
     d, beta, n_trials, rng = _retrieval_setting(d, beta, n_trials, rng, readout)
-    return _retrieval_successes(n_pairs, d, beta, n_trials, rng, readout) / n_trials
+    return _retrieval_successes((n_pairs,), d, beta, n_trials, rng, readout)[0] / n_trials
+
+
+def retrieval_accuracies(
+    n_pairs_each: tuple[int, ...], d: int, beta: float, n_trials: int, rng: np.random.Generator,
+    readout: str = "softmax",
+) -> list[float]:
+    """``retrieval_accuracy`` for each number of stored pairs in ``n_pairs_each``, from common draws.
+
+    Every trial stores max(n_pairs_each) random pairs; the rate for n pairs queries one of the first n
+    and compares the read-out with their n values. Each rate is an n_trials-trial estimate with the
+    variance of ``retrieval_accuracy``'s, at about the cost of the largest alone, since drawing the
+    memories is most of the work. With one entry it is ``[retrieval_accuracy(...)]``, draw for draw.
+    Returns floats in [0, 1], in the order of ``n_pairs_each``.
+    """
+    n_pairs_each = tuple(as_positive_int(n, "n_pairs") for n in n_pairs_each)
+    if not n_pairs_each:
+        raise ValueError("n_pairs_each must name at least one number of stored pairs.")
+    d, beta, n_trials, rng = _retrieval_setting(d, beta, n_trials, rng, readout)
+    return [s / n_trials for s in _retrieval_successes(n_pairs_each, d, beta, n_trials, rng, readout)]
 
 
 #: Largest number of stored pairs ``retrieval_capacity`` tries unless told otherwise.

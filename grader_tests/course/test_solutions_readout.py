@@ -161,6 +161,52 @@ def test_retrieval_accuracy_matches_a_loop_over_the_same_draws(readout):
     assert accuracy == successes / n_trials
 
 
+
+def loop_successes(keys, values, queried, beta, readout):
+    """Successes of the trials (unit keys and values [t, n, d], queried [t]) decided one by one."""
+    successes = 0
+    for K, V, q in zip(keys, values, queried):
+        K, V = [list(row) for row in K], [list(row) for row in V]
+        if readout == "softmax":
+            output, _ = loop_readout(K, V, K[q], beta)
+        else:
+            similarities = [sum(a * b for a, b in zip(k, K[q])) for k in K]
+            output = [sum(s * v[c] for s, v in zip(similarities, V)) for c in range(len(K[0]))]
+        cosines = [loop_cosine(output, v) for v in V]
+        successes += cosines.index(max(cosines)) == q
+    return successes
+
+
+@pytest.mark.parametrize("readout", ["softmax", "linear"])
+def test_retrieval_accuracies_decide_each_number_of_pairs_on_the_first_pairs_of_common_memories(readout):
+    n_pairs_each, d, beta, n_trials = (2, 5, 3), 3, 2.0, 40
+    rng = np.random.default_rng(4)
+    keys = readout_module._random_unit_rows(rng, (n_trials, 5, d))
+    values = readout_module._random_unit_rows(rng, (n_trials, 5, d))
+    queried = [rng.integers(0, n, size=n_trials) for n in n_pairs_each]
+    expected = [loop_successes(keys[:, :n], values[:, :n], q, beta, readout) / n_trials
+                for n, q in zip(n_pairs_each, queried)]
+    rates = readout_module.retrieval_accuracies(n_pairs_each, d, beta, n_trials, np.random.default_rng(4),
+                                                readout=readout)
+    assert rates == expected
+
+
+def test_retrieval_accuracies_of_one_number_of_pairs_is_retrieval_accuracy_draw_for_draw():
+    rates = readout_module.retrieval_accuracies((12,), 8, 3.0, 300, np.random.default_rng(5))
+    assert rates == [retrieval_accuracy(12, 8, 3.0, 300, np.random.default_rng(5))]
+
+
+def test_retrieval_accuracies_fall_as_more_pairs_share_the_memory():
+    rates = readout_module.retrieval_accuracies((1, 16, 128), 8, 2.0, 400, np.random.default_rng(6))
+    assert rates[0] == 1.0 > rates[1] > rates[2]
+
+
+@pytest.mark.parametrize("n_pairs_each, argument", [((), "n_pairs_each"), ((3, 0), "n_pairs")])
+def test_retrieval_accuracies_name_the_bad_argument(n_pairs_each, argument):
+    with pytest.raises(ValueError, match=f"^{argument} must"):
+        readout_module.retrieval_accuracies(n_pairs_each, 8, 1.0, 10, np.random.default_rng(0))
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), shape=st.tuples(st.integers(1, 5), st.integers(1, 40), st.integers(1, 17)))
 def test_random_unit_rows_are_the_draws_divided_by_their_norms_bit_for_bit(seed, shape):

@@ -16,7 +16,7 @@ from injection_harness import MARK, load_injections
 from grader.cli import main as grader_main
 from grader.pages import CONTENT_SECURITY_POLICY, markdown_to_html, sanitize_fragment, sanitize_svg
 from grader.pages.exporter import FeedbackExporter
-from grader.pages.notebook import REMOVED_NOTE, inert_notebook
+from grader.pages.notebook import REMOVED_NOTE, has_raw_html, inert_notebook
 from grader.pages.scan import find_active_cells, find_active_content, scan_course
 
 matplotlib.use("Agg")
@@ -166,6 +166,19 @@ def test_inert_notebook_removes_or_sanitizes_every_active_output_and_keeps_the_r
     assert nb.cells[0].source == "Fine: $a < b$ and `x < y`"  # inert markdown is left as written
     assert "script" not in nb.cells[1].source and "widgets" not in nb.metadata
 
+
+
+@pytest.mark.parametrize("markdown, raw", [
+    ("Bad <script>top.PWNED=1</script>", True),
+    ("<div onclick='x()'>\nblock\n</div>", True),
+    ("inline <b>bold</b> text", True),
+    ("Fine: $a < b$ and `x < y`", False),
+    ("an entity, &lt;script&gt;, is text", False),
+    ("no markup at all", False),
+])
+def test_markdown_holds_raw_html_exactly_when_its_syntax_tree_has_an_html_node(markdown, raw):
+    assert has_raw_html(markdown) is raw
+    assert has_raw_html(markdown) is raw  # and again, from what was kept
 
 def _course_with_pages(root, page_html: str):
     (root / "nbgrader_config.py").write_text("", encoding="utf-8")

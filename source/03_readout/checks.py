@@ -18,6 +18,7 @@ from grader.checks.common import STANDARD_ERRORS, function_check, is_real_scalar
 from grader.checks.reference_cache import remembered
 from solutions import misconceptions as mistake
 from solutions.quiz import QUIZ_ANSWERS, quiz_answer
+from solutions.readout import retrieval_accuracies
 
 # ---- cases ------------------------------------------------------------------------------------
 
@@ -120,31 +121,52 @@ def _softmax_readout_cases(rng: np.random.Generator) -> list[Case]:
 
 # ---- retrieval_accuracy: a statistical judge ---------------------------------------------------
 
-#: Trials behind each expected accuracy (one reference run per distinct setting, cached).
+#: Trials behind each expected accuracy the retrieval_accuracy judge compares a 1000-trial rate with.
 RETRIEVAL_REFERENCE_TRIALS = 8000
+#: Trials behind each expected accuracy the capacity judge compares a capacity with. Its measurements
+#: are 500-trial rates (CAPACITY_TRIALS), so a reference of 2000 trials adds a quarter of their variance
+#: and widens the tolerance by 8 % (6 standard errors: ±0.16 at an accuracy of 0.5, where one pair more
+#: or less moves the accuracy by about 0.005), at a quarter of the cost of 8000.
+CAPACITY_REFERENCE_TRIALS = 2000
+#: Neighbouring numbers of stored pairs simulated together: one block is n_pairs = b·B + 1, ..., b·B + B
+#: (B = ACCURACY_BLOCK), all from the same memories of b·B + B pairs (``solutions.readout.retrieval_accuracies``).
+#: Drawing the memories is most of a simulation, so a block costs little more than its largest setting
+#: alone, and the capacity judge, which asks for c and c + 1 at every capacity c students hand in,
+#: simulates a few blocks where it simulated every setting.
+ACCURACY_BLOCK = 8
 
 
 @remembered
-def expected_accuracy(n_pairs: int, d: int, beta: float, readout: str) -> float:
-    """The reference's success rate over RETRIEVAL_REFERENCE_TRIALS trials, with a seed fixed by the setting
-    (computed once per course: ``grader.checks.reference_cache``)."""
-    seed = zlib.crc32(repr((n_pairs, d, beta, readout)).encode())
-    rng = np.random.default_rng(seed)
-    return float(solutions.retrieval_accuracy(n_pairs, d, beta, RETRIEVAL_REFERENCE_TRIALS, rng, readout=readout))
+def accuracy_block(first: int, d: int, beta: float, readout: str, trials: int) -> list[float]:
+    """The reference's success rates for n_pairs = first, ..., first + ACCURACY_BLOCK − 1, each over
+    ``trials`` trials, with a seed fixed by the block (computed once per course:
+    ``grader.checks.reference_cache``)."""
+    seed = zlib.crc32(repr((first, ACCURACY_BLOCK, d, beta, readout, trials)).encode())
+    n_pairs_each = tuple(range(first, first + ACCURACY_BLOCK))
+    return retrieval_accuracies(n_pairs_each, d, beta, trials, np.random.default_rng(seed), readout=readout)
 
 
-def retrieval_tolerance(expected: float, n_trials: int) -> float:
-    """Largest acceptable |rate − expected| for a correct n_trials-trial estimate.
+def expected_accuracy(n_pairs: int, d: int, beta: float, readout: str,
+                      trials: int = RETRIEVAL_REFERENCE_TRIALS) -> float:
+    """The reference's success rate with ``n_pairs`` stored pairs (≥ 1) over ``trials`` trials, read
+    from its block."""
+    first = (n_pairs - 1) // ACCURACY_BLOCK * ACCURACY_BLOCK + 1
+    return float(accuracy_block(first, d, beta, readout, trials)[n_pairs - first])
+
+
+def retrieval_tolerance(expected: float, n_trials: int, reference_trials: int = RETRIEVAL_REFERENCE_TRIALS) -> float:
+    """Largest acceptable |rate − expected| for a correct n_trials-trial estimate, ``expected`` being
+    the reference's ``reference_trials``-trial estimate.
 
     A correct student's rate is a binomial proportion: its standard error is sqrt(p(1−p)/n_trials),
-    and the reference's own estimate adds p(1−p)/N to the variance (N = RETRIEVAL_REFERENCE_TRIALS).
-    Near p = 0 or 1 the count of failures is Poisson rather than normal, so p(1−p) is floored at
-    2/n_trials and 3/n_trials is added: a correct estimate then falls outside with probability
-    below about 1e-5 for every p.
+    and the reference's own estimate adds p(1−p)/reference_trials to the variance. Near p = 0 or 1
+    the count of failures is Poisson rather than normal, so p(1−p) is floored at 2/n_trials and
+    3/n_trials is added: a correct estimate then falls outside with probability below about 1e-5
+    for every p.
     """
     p = min(max(expected, 0.0), 1.0)
     spread = p * (1.0 - p)
-    variance = max(spread, 2.0 / n_trials) / n_trials + spread / RETRIEVAL_REFERENCE_TRIALS
+    variance = max(spread, 2.0 / n_trials) / n_trials + spread / reference_trials
     return STANDARD_ERRORS * float(np.sqrt(variance)) + 3.0 / n_trials
 
 
@@ -231,13 +253,13 @@ CAPACITY_TRIALS = 500
 def _accuracy_problem(capacity: int, d: int, beta: float, n_trials: int, readout: str, threshold: float,
                       max_pairs: int) -> str | None:
     """Why ``capacity`` cannot be the outcome of a correct search in this setting, or None if it can."""
-    at_capacity = expected_accuracy(capacity, d, beta, readout)
-    if at_capacity < threshold - retrieval_tolerance(at_capacity, n_trials):
+    at_capacity = expected_accuracy(capacity, d, beta, readout, CAPACITY_REFERENCE_TRIALS)
+    if at_capacity < threshold - retrieval_tolerance(at_capacity, n_trials, CAPACITY_REFERENCE_TRIALS):
         return (f"with {capacity} stored pairs the expected accuracy is below the threshold by more than "
                 f"{STANDARD_ERRORS:g} standard errors of an {n_trials}-trial estimate, so your capacity is too large.")
     if capacity < max_pairs:
-        one_more = expected_accuracy(capacity + 1, d, beta, readout)
-        if one_more >= threshold + retrieval_tolerance(one_more, n_trials):
+        one_more = expected_accuracy(capacity + 1, d, beta, readout, CAPACITY_REFERENCE_TRIALS)
+        if one_more >= threshold + retrieval_tolerance(one_more, n_trials, CAPACITY_REFERENCE_TRIALS):
             return (f"with {capacity + 1} stored pairs the expected accuracy is still above the threshold by more "
                     f"than {STANDARD_ERRORS:g} standard errors, so your capacity is too small (did the search stop "
                     "before its last success and first failure were neighbours?).")

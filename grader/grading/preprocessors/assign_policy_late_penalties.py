@@ -10,13 +10,9 @@ formgrader, ``nbgrader export`` and the feedback page's total all subtract it.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from nbgrader.api import Gradebook
 
-from grader.course import Course
 from grader.grading.preprocessors.course_preprocessor import CoursePreprocessor
-from grader.policy.course_policy import PolicyBook
 
 
 class AssignPolicyLatePenalties(CoursePreprocessor):
@@ -28,8 +24,7 @@ class AssignPolicyLatePenalties(CoursePreprocessor):
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
-        book = PolicyBook.of(Course(Path(self._course_root())), config=self.config, student=info["student"])
-        outcome = book.late_outcomes(info["student"]).get(info["assignment"])
+        outcome = self.student_policy(resources).late_outcomes(info["student"]).get(info["assignment"])
         with Gradebook(info["db_url"]) as gb:
             notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
             share = outcome.penalty_share if outcome is not None else 0.0

@@ -8,6 +8,9 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from grader.course import Course, converter_coursedir, course_root_of
 
+#: Where ``student_policy`` keeps the policy it read, in the resources every step of one notebook shares.
+POLICY_RESOURCE = "grader_student_policy"
+
 
 class CoursePreprocessor(NbGraderPreprocessor):
     """A preprocessor that needs the ``.grader`` folder of the course it is grading."""
@@ -27,3 +30,16 @@ class CoursePreprocessor(NbGraderPreprocessor):
 
     def state_dir(self) -> Path:
         return Course(Path(self._course_root())).state_dir
+
+    def student_policy(self, resources):
+        """The course policy with the graded student's hand-in times (``PolicyBook.of(course,
+        student=...)``), read once per notebook: the steps of one notebook share ``resources`` and
+        nothing they do changes the policy or the hand-in times. Raises PolicyFileError as
+        ``PolicyBook.of`` does."""
+        from grader.policy.course_policy import PolicyBook
+
+        book = resources.get(POLICY_RESOURCE)
+        if book is None:
+            book = resources[POLICY_RESOURCE] = PolicyBook.of(
+                Course(Path(self._course_root())), config=self.config, student=resources["nbgrader"]["student"])
+        return book

@@ -74,15 +74,13 @@ class DecideVerdicts(CoursePreprocessor):
             credit_with_history,
             submission_timestamp,
         )
-        from grader.policy.course_policy import PolicyBook
         from grader.service_policy import GradingService
 
         info = resources["nbgrader"]
         if not GradingService(config=self.config).feedback_is_immediate(info["assignment"]):
             return None
         # the student's own schedule (grader.policy: the class's c.AttemptCredit.schedule unless overridden)
-        resolved = PolicyBook.of(Course(Path(self._course_root())), config=self.config, hand_ins=False).resolve(
-            info["student"], info["assignment"])
+        resolved = self.student_policy(resources).resolve(info["student"], info["assignment"])
         history = AttemptHistory(self.state_dir())
         policy = AttemptCredit(config=self.config, schedule=list(resolved.attempt_schedule))
         timestamp = submission_timestamp(info["db_url"], info["assignment"], info["student"])
