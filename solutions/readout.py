@@ -121,7 +121,7 @@ def _retrieval_successes(
     stored pairs in ``n_pairs_each``.
 
     Every memory holds max(n_pairs_each) pairs; the count for n pairs uses its first n (the same draws,
-    so one simulation gives a run of neighbouring counts for little more than the largest alone).
+    so one simulation gives a run of neighbouring counts for about twice the cost of the largest alone).
     Per chunk the draws are the keys, then the values, then one array of queried indices per entry
     of ``n_pairs_each``, in its order.
     """
@@ -180,8 +180,9 @@ def retrieval_accuracies(
 
     Every trial stores max(n_pairs_each) random pairs; the rate for n pairs queries one of the first n
     and compares the read-out with their n values. Each rate is an n_trials-trial estimate with the
-    variance of ``retrieval_accuracy``'s, at about the cost of the largest alone, since drawing the
-    memories is most of the work. With one entry it is ``[retrieval_accuracy(...)]``, draw for draw.
+    variance of ``retrieval_accuracy``'s; eight neighbouring entries cost about twice the largest
+    alone, since drawing the memories is most of the work. With one entry it is
+    ``[retrieval_accuracy(...)]``, draw for draw.
     Returns floats in [0, 1], in the order of ``n_pairs_each``.
     """
     n_pairs_each = tuple(as_positive_int(n, "n_pairs") for n in n_pairs_each)

@@ -130,9 +130,9 @@ RETRIEVAL_REFERENCE_TRIALS = 8000
 CAPACITY_REFERENCE_TRIALS = 2000
 #: Neighbouring numbers of stored pairs simulated together: one block is n_pairs = b·B + 1, ..., b·B + B
 #: (B = ACCURACY_BLOCK), all from the same memories of b·B + B pairs (``solutions.readout.retrieval_accuracies``).
-#: Drawing the memories is most of a simulation, so a block costs little more than its largest setting
-#: alone, and the capacity judge, which asks for c and c + 1 at every capacity c students hand in,
-#: simulates a few blocks where it simulated every setting.
+#: Drawing the memories is most of a simulation, so a block costs about twice its largest setting alone,
+#: and the capacity judge, which asks for c and c + 1 at every capacity c students hand in, simulates a
+#: few blocks where it simulated every setting.
 ACCURACY_BLOCK = 8
 
 
