@@ -32,6 +32,7 @@ from grader.grading.admission import (
     refused,
     student_id_refusal,
 )
+from grader.grading.gradebook_cells import read_once_per_grading
 from grader.grading.nbgrader_compat import reuse_gradebook_connections, validate_metadata_with_cached_schema
 from grader.grading.outcome import GradingOutcome
 from grader.grading.status_page import write_ungradable_page
@@ -75,7 +76,8 @@ def grade_one(course_root: str, assignment: str, student: str, limits: Limits | 
         refusal = refused(refusal.code, MOVED_OUT.format(reason=refusal.student_text, entries="; ".join(moved)))
     if refusal is None:
         try:
-            result = _autograde(course, assignment, student, times)
+            with read_once_per_grading():
+                result = _autograde(course, assignment, student, times)
             refusal = None if result["success"] else refused("grading-failed", _reason_from(result))
         except Exception as exc:  # a converter crash is this submission's problem only
             refusal = refused("grading-failed", f"{type(exc).__name__}: {exc}")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+from functools import cache
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -38,8 +39,8 @@ def check_nbgrader_version(installed: str | None = None) -> str:
 
     ``installed``: a version string to check instead of the installed one.
     """
-    version = installed if installed is not None else importlib.metadata.version("nbgrader")
-    if Version(version) not in PATCHED_FOR:
+    version = installed if installed is not None else _installed_version()
+    if not _patched_for(version):
         raise UnsupportedNbgraderVersion(
             f"nbgrader {version} is installed, but grader.grading.nbgrader_compat changes nbgrader's "
             f"classes as nbgrader {PATCHED_FOR} needs. Install a version in that range "
@@ -47,6 +48,18 @@ def check_nbgrader_version(installed: str | None = None) -> str:
             "grader/grading/nbgrader_compat.py against the new nbgrader, then widen PATCHED_FOR and "
             "the pin in pyproject.toml and update the hashes in grader_tests/grading/test_nbgrader_compat.py.")
     return version
+
+
+@cache
+def _installed_version() -> str:
+    """nbgrader's version, read from its distribution's metadata once per process: a gradebook
+    opened per notebook asks each time (about 1 ms a read)."""
+    return importlib.metadata.version("nbgrader")
+
+
+@cache
+def _patched_for(version: str) -> bool:
+    return Version(version) in PATCHED_FOR
 
 
 def declare_display_data_priority_configurable() -> None:

@@ -184,25 +184,24 @@ def read_gradebook(course: Course, hand_ins: bool = True, student: str | None = 
 
     ``students`` False leaves the ids out (an empty set): the class's every row, which grading one
     hand-in does not need."""
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import Assignment, Gradebook, Student, SubmittedAssignment
 
     db_url = course.db_url  # read from the course config once
     sqlite_file = sqlite_file_of(db_url)
     if sqlite_file is not None and not sqlite_file.exists():
         return GradebookDates({}, set(), {})
+    # Column queries, not nbgrader's objects: a submission's student and assignment would be a query each.
     with Gradebook(db_url) as gb:
-        due = {a.name: utc(a.duedate) for a in gb.assignments}
-        ids = {s.id for s in gb.students} if students else set()
-        submissions = []
-        if hand_ins and student is None:
-            submissions = [s for a in gb.assignments for s in a.submissions]
-        elif hand_ins:
-            try:
-                submissions = list(gb.find_student(student).submissions)
-            except MissingEntry:
-                submissions = []
+        due = {name: utc(duedate) for name, duedate
+               in gb.db.query(Assignment.name, Assignment.duedate).order_by(Assignment.duedate, Assignment.name)}
+        ids = {id_ for (id_,) in gb.db.query(Student.id)} if students else set()
+        rows = []
+        if hand_ins:
+            query = (gb.db.query(SubmittedAssignment.student_id, Assignment.name, SubmittedAssignment.timestamp)
+                     .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id))
+            rows = (query if student is None else query.filter(SubmittedAssignment.student_id == student)).all()
         timestamps: dict[str, dict[str, datetime]] = {}
-        for submission in submissions:
-            if submission.timestamp is not None:
-                timestamps.setdefault(submission.student.id, {})[submission.assignment.name] = utc(submission.timestamp)
+        for someone, assignment, timestamp in rows:
+            if timestamp is not None:
+                timestamps.setdefault(someone, {})[assignment] = utc(timestamp)
     return GradebookDates(due, ids, timestamps)

@@ -162,3 +162,54 @@ def test_the_kernel_report_accepts_every_dtype_the_kernel_sends_as_numbers():
         encoded = kernel_side.encode(np.zeros(2, dtype=dtype))
         assert "data" in encoded
         formats.check(formats.KERNEL_REPORT, {"check": "c", "token": "t", "value": encoded})
+
+
+def test_a_document_the_compiled_validator_accepts_is_not_checked_again(monkeypatch):
+    def jsonschema_must_not_run(name):
+        raise AssertionError(f"jsonschema was asked about a valid {name}")
+
+    monkeypatch.setattr(formats, "_validator", jsonschema_must_not_run)
+    formats.check(formats.KERNEL_REPORT, {"check": "c", "token": "t", "value": nested(8)})
+
+
+@pytest.mark.parametrize("scalar", [float("nan"), float("inf"), 10 ** 40], ids=["nan", "inf", "int beyond 64 bits"])
+def test_a_number_the_compiled_validator_cannot_take_is_judged_by_jsonschema(scalar):
+    formats.check(formats.KERNEL_REPORT, {"check": "c", "token": "t", "value": {"t": "float", "v": scalar}})
+
+
+def wire_values(depth: int = 10):
+    """Hypothesis: encoded values as a kernel (or a student forging one) might send them, nesting past the limit."""
+    from hypothesis import strategies as st
+
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 70, 2 ** 70), st.floats(), st.text(max_size=4))
+    kinds = st.sampled_from(["int", "float", "str", "NoneType", "ndarray", "list", "tuple", "dict", "object", ""])
+    arrays = st.fixed_dictionaries({"t": st.just("ndarray"), "dtype": st.sampled_from(["float64", "int8", "S2", "O"]),
+                                    "shape": st.lists(st.integers(-1, 3), max_size=2),
+                                    "data": st.lists(st.one_of(scalars, st.sampled_from(["nan", "-inf", "inf\n"])),
+                                                     max_size=4)})
+    leaves = st.one_of(arrays, st.fixed_dictionaries({"t": kinds}, optional={"v": scalars, "repr": scalars}), scalars)
+    return st.recursive(leaves, lambda inner: st.one_of(
+        st.fixed_dictionaries({"t": kinds, "items": st.lists(inner, max_size=3)}),
+        st.fixed_dictionaries({"t": kinds, "items": st.dictionaries(st.text(max_size=2), inner, max_size=2)})),
+        max_leaves=depth)
+
+
+def test_the_compiled_validator_accepts_only_what_jsonschema_accepts():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    reports = st.fixed_dictionaries(
+        {"check": st.text(max_size=3), "token": st.one_of(st.text(max_size=3), st.integers())},
+        optional={"value": wire_values(), "undefined": st.booleans(),
+                  "results": st.lists(st.one_of(st.fixed_dictionaries({"ok": wire_values()}),
+                                                st.fixed_dictionaries({"raised": st.text(max_size=3)},
+                                                                      optional={"message": st.integers()})),
+                                      max_size=3)})
+
+    @settings(max_examples=400, deadline=None)
+    @given(reports)
+    def agree(report):
+        if formats._valid_at_once(formats.KERNEL_REPORT, report):
+            assert formats._validator(formats.KERNEL_REPORT).is_valid(report)
+
+    agree()

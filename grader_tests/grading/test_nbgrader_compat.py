@@ -101,7 +101,7 @@ def test_another_nbgrader_version_is_refused_with_the_version_and_what_to_do(ver
 
 
 def test_a_change_refuses_to_install_on_an_unsupported_nbgrader(monkeypatch):
-    monkeypatch.setattr(nbgrader_compat.importlib.metadata, "version", lambda name: "0.10.1")
+    monkeypatch.setattr(nbgrader_compat, "_installed_version", lambda: "0.10.1")
     with pytest.raises(UnsupportedNbgraderVersion):
         nbgrader_compat.reuse_gradebook_connections()
 
