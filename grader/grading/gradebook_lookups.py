@@ -22,21 +22,25 @@ from collections.abc import Callable
 from grader.grading.gradebook_cells import of_notebook
 
 
-def answer_from_one_query(gradebook, notebook: str, assignment: str, student: str | None = None) -> None:
+def answer_from_one_query(gradebook, notebook: str, assignment: str, student: str | None = None,
+                          cell_lookups: bool = True) -> None:
     """Answer ``gradebook``'s ``find_source_cell`` and ``find_graded_cell`` for ``notebook`` of
     ``assignment`` (and, with ``student``, ``find_grade`` and ``find_comment`` for that student's
-    submission) from rows read now. Calling it again for the same notebook and student does nothing."""
+    submission) from rows read now. ``cell_lookups`` False leaves the first two to nbgrader (three
+    queries fewer, for a step that only saves scores). Calling it again for the same notebook,
+    student and look-ups does nothing."""
     key = (notebook, assignment, student)
-    if getattr(gradebook, "_answers_read_for", None) == key:
+    if getattr(gradebook, "_answers_read_for", None) == (*key, cell_lookups):
         return
     from nbgrader.api import Comment, Grade, GradeCell, SolutionCell, SourceCell, TaskCell
 
-    cells = {model: _by_name(_cells_of(gradebook, model, notebook, assignment))
-             for model in (SourceCell, GradeCell, TaskCell)}
-    gradebook.find_source_cell = _answering(type(gradebook).find_source_cell.__get__(gradebook), key,
-                                            cells[SourceCell])
-    gradebook.find_graded_cell = _answering(type(gradebook).find_graded_cell.__get__(gradebook), key,
-                                            cells[GradeCell], cells[TaskCell])
+    if cell_lookups:
+        cells = {model: _by_name(_cells_of(gradebook, model, notebook, assignment))
+                 for model in (SourceCell, GradeCell, TaskCell)}
+        gradebook.find_source_cell = _answering(type(gradebook).find_source_cell.__get__(gradebook), key,
+                                                cells[SourceCell])
+        gradebook.find_graded_cell = _answering(type(gradebook).find_graded_cell.__get__(gradebook), key,
+                                                cells[GradeCell], cells[TaskCell])
     if student is not None:
         grades = [_by_name(_rows_of(gradebook, Grade, cell, notebook, assignment, student))
                   for cell in (GradeCell, TaskCell)]
@@ -44,7 +48,7 @@ def answer_from_one_query(gradebook, notebook: str, assignment: str, student: st
                     for cell in (SolutionCell, TaskCell)]
         gradebook.find_grade = _answering(type(gradebook).find_grade.__get__(gradebook), key, *grades)
         gradebook.find_comment = _answering(type(gradebook).find_comment.__get__(gradebook), key, *comments)
-    gradebook._answers_read_for = key
+    gradebook._answers_read_for = (*key, cell_lookups)
 
 
 def _answering(nbgrader_lookup: Callable, key: tuple, *tables: dict) -> Callable:

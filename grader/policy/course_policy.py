@@ -92,16 +92,17 @@ class PolicyBook:
 
     @classmethod
     def of(cls, course: Course, config: Config | None = None, check_ids: bool = False,
-           hand_ins: bool = True, student: str | None = None) -> PolicyBook:
+           hand_ins: bool = True, student: str | None = None, db_url: str | None = None) -> PolicyBook:
         """The policy of ``course`` (its ``nbgrader_config.py`` unless ``config`` is given).
 
         ``check_ids``: refuse rows naming a student or assignment the course does not know (the
         gradebook's and those in ``submitted/``). ``hand_ins`` False: read no hand-in times (enough
         for :meth:`resolve`, not for late days); ``student``: read only that student's (enough for
-        their late days). Raises PolicyFileError naming every bad line.
+        their late days). ``db_url``: the gradebook to read (default: the course's, ``Course.db_url``,
+        which loads the config file again). Raises PolicyFileError naming every bad line.
         """
         config = load_config(course) if config is None else config
-        gradebook = read_gradebook(course, hand_ins, student, students=check_ids)
+        gradebook = read_gradebook(course, hand_ins, student, students=check_ids, db_url=db_url)
         timestamps = gradebook.timestamps
         for assignment in (gradebook.due if hand_ins else ()):
             for someone in [student] if student is not None else course_students(course, assignment):
@@ -178,15 +179,15 @@ class GradebookDates:
 
 
 def read_gradebook(course: Course, hand_ins: bool = True, student: str | None = None,
-                   students: bool = True) -> GradebookDates:
+                   students: bool = True, db_url: str | None = None) -> GradebookDates:
     """The gradebook's due dates, (``students``) student ids and (``hand_ins``) submission timestamps,
     of every student or only ``student``; empty when there is no gradebook yet.
 
     ``students`` False leaves the ids out (an empty set): the class's every row, which grading one
-    hand-in does not need."""
+    hand-in does not need. ``db_url``: the gradebook's URL (default: ``course.db_url``)."""
     from nbgrader.api import Assignment, Gradebook, Student, SubmittedAssignment
 
-    db_url = course.db_url  # read from the course config once
+    db_url = db_url or course.db_url  # read from the course config once
     sqlite_file = sqlite_file_of(db_url)
     if sqlite_file is not None and not sqlite_file.exists():
         return GradebookDates({}, set(), {})

@@ -24,10 +24,11 @@ only, after its setup and before ``IPKernelApp`` imports anything of the noteboo
 
 What the zygote holds, and therefore what every kernel inherits in memory: the imported modules,
 this file and ``launcher.py`` (sandbox code, public), a font cache of the system fonts, and its
-environment, which is the kernel's scrubbed environment plus ``MPLCONFIGDIR`` (a private empty
-folder). It never reads anything of the course: it is started from this file by path (no
-``grader`` or ``solutions`` import), and it does not even read the requests it serves; each
-forked child reads its own. Its only descriptor, the socket to the grading process, is closed in
+environment, which is the kernel's scrubbed environment plus ``MPLCONFIGDIR`` (a private folder
+holding nothing but matplotlib's list of the system fonts, ``grader.sandbox.font_list``). It
+never reads anything of the course: it is started from this file by path (no ``grader`` or
+``solutions`` import), and it does not even read the requests it serves; each forked child reads
+its own. Its only descriptor, the socket to the grading process, is closed in
 every child, and the kernel closes every descriptor but 0-2 as before. The forked kernel also
 holds what its own sandbox and launcher process read: the spec of this one sandbox (its paths,
 limits and environment, which the kernel can see from inside anyway). What differs from a fresh
@@ -165,7 +166,10 @@ class Zygote:
     """One zygote process; :meth:`fork` starts a sandboxed kernel from a launcher spec."""
 
     def __init__(self, env: dict[str, str], log_path: str | None = None):
+        from grader.sandbox.font_list import keep_font_list, seed_font_list
+
         self._config_dir = tempfile.mkdtemp(prefix="sal-zygote-")
+        fonts_listed = seed_font_list(self._config_dir)  # else matplotlib lists the system fonts itself
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         zygote_env = {**env, "MPLCONFIGDIR": self._config_dir}
         log = open(log_path or os.devnull, "ab")
@@ -185,6 +189,8 @@ class Zygote:
             self.close()
             raise ZygoteError("the kernel zygote did not start"
                               + (f" (see {log_path})" if log_path else ""))
+        if not fonts_listed:
+            keep_font_list(self._config_dir)
 
     def alive(self) -> bool:
         return self.process.poll() is None and self._control.fileno() >= 0

@@ -83,6 +83,17 @@ def test_the_lookups_of_a_notebook_cost_one_query_per_kind_of_row(gradebook):
     assert [s for s in statements[read:] if s.lstrip().upper().startswith("SELECT")] == []
 
 
+def test_saving_scores_reads_only_the_students_grades_and_comments(gradebook):
+    expected = own_answers(gradebook)
+    statements = []
+    event.listen(gradebook.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    answer_from_one_query(gradebook, NOTEBOOK, ASSIGNMENT, STUDENT, cell_lookups=False)
+    assert len(statements) == 4  # grades of grade and task cells; comments of solution and task cells
+    assert "find_source_cell" not in vars(gradebook) and "find_graded_cell" not in vars(gradebook)
+    assert {key: row for key, row in answered(gradebook).items() if key[0] in ("find_grade", "find_comment")} == {
+        key: row for key, row in expected.items() if key[0] in ("find_grade", "find_comment")}
+
+
 def test_an_unknown_name_is_refused_as_nbgrader_refuses_it(gradebook):
     answer_from_one_query(gradebook, NOTEBOOK, ASSIGNMENT, STUDENT)
     with pytest.raises(MissingEntry, match="No such source cell"):

@@ -8,8 +8,8 @@ from grader.grading.preprocessors.decide_verdicts import DecideVerdicts
 def counting_reads(monkeypatch, tmp_path):
     reads = []
 
-    def read(course, config=None, check_ids=False, hand_ins=True, student=None):
-        reads.append((course.root, hand_ins, student))
+    def read(course, config=None, check_ids=False, hand_ins=True, student=None, db_url=None):
+        reads.append((course.root, hand_ins, student, db_url))
         return object()
 
     monkeypatch.setattr("grader.policy.course_policy.PolicyBook.of", read)
@@ -19,7 +19,8 @@ def counting_reads(monkeypatch, tmp_path):
 
 
 def notebook_resources(student: str) -> dict:
-    return {"nbgrader": {"student": student, "assignment": "01_variance", "notebook": "variance"}}
+    return {"nbgrader": {"student": student, "assignment": "01_variance", "notebook": "variance",
+                         "db_url": "sqlite:///graded-into.db"}}
 
 
 def test_the_steps_of_one_notebook_share_one_read_of_the_policy(monkeypatch, tmp_path):
@@ -27,7 +28,7 @@ def test_the_steps_of_one_notebook_share_one_read_of_the_policy(monkeypatch, tmp
     resources = notebook_resources("ada")
     first = DecideVerdicts().student_policy(resources)
     assert AssignPolicyLatePenalties().student_policy(resources) is first
-    assert reads == [(tmp_path, True, "ada")]
+    assert reads == [(tmp_path, True, "ada", "sqlite:///graded-into.db")]
 
 
 def test_each_notebook_reads_the_policy_with_its_own_students_hand_ins(monkeypatch, tmp_path):
@@ -35,4 +36,10 @@ def test_each_notebook_reads_the_policy_with_its_own_students_hand_ins(monkeypat
     step = AssignPolicyLatePenalties()
     step.student_policy(notebook_resources("ada"))
     step.student_policy(notebook_resources("bob"))
-    assert [student for _, _, student in reads] == ["ada", "bob"]
+    assert [student for _, _, student, _ in reads] == ["ada", "bob"]
+
+
+def test_the_policy_is_read_from_the_gradebook_nbgrader_grades_the_notebook_into(monkeypatch, tmp_path):
+    reads = counting_reads(monkeypatch, tmp_path)
+    DecideVerdicts().student_policy(notebook_resources("ada"))
+    assert [db_url for *_, db_url in reads] == ["sqlite:///graded-into.db"]

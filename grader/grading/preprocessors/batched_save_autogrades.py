@@ -30,7 +30,9 @@ class BatchedSaveAutoGrades(SaveAutoGrades):
         self.db_url = resources["nbgrader"]["db_url"]
         self.gradebook = Gradebook(self.db_url)
         with self.gradebook:
-            answer_from_one_query(self.gradebook, self.notebook_id, self.assignment_id, self.student_id)
+            # SaveAutoGrades looks up grades and comments only (its grades' cells are never loaded).
+            answer_from_one_query(self.gradebook, self.notebook_id, self.assignment_id, self.student_id,
+                                  cell_lookups=False)
             session = self.gradebook.db
             session.commit = session.flush  # the per-cell commits become flushes ...
             try:

@@ -40,6 +40,8 @@ class CoursePreprocessor(NbGraderPreprocessor):
 
         book = resources.get(POLICY_RESOURCE)
         if book is None:
+            info = resources["nbgrader"]
             book = resources[POLICY_RESOURCE] = PolicyBook.of(
-                Course(Path(self._course_root())), config=self.config, student=resources["nbgrader"]["student"])
+                Course(Path(self._course_root())), config=self.config, student=info["student"],
+                db_url=info.get("db_url"))  # the gradebook nbgrader grades this notebook into
         return book
