@@ -45,6 +45,10 @@ GUARDED = {
         "adbe642c44c8778b", "gradebook_lookups.answer_from_one_query answers it (solution cells, then task cells)"),
     ("nbgrader.preprocessors.overwritecells", "OverwriteCells.preprocess"): (
         "ad387f3e871c7d50", "OverwriteCellsFromOneQuery reads the gradebook, notebook and assignment it sets"),
+    ("nbgrader.preprocessors.overwritecells", "OverwriteCells.add_missing_grade_cells"): (
+        "e3c50b79f719be96", "OverwriteCellsFromOneQuery skips it when no cell is missing by its rule"),
+    ("nbgrader.preprocessors.overwritecells", "OverwriteCells.add_missing_task_cells"): (
+        "d0517f987406bbfc", "OverwriteCellsFromOneQuery skips it when no cell is missing by its rule"),
     ("nbgrader.converters.base", "BaseConverter.start"): (
         "ad6b121440057b1a", "nbgrader_apps' warm feedback app re-implements it (start)"),
     ("nbgrader.converters.autograde", "Autograde._init_preprocessors"): (
