@@ -2,7 +2,8 @@
 
 A zygote (``grader.sandbox.zygote``) imports matplotlib with ``MPLCONFIGDIR`` set to a private
 empty folder, so matplotlib reads no settings of anyone's, and builds its list of the system fonts
-there: about a third of the zygote's start (0.3 s of 0.8 s with 117 fonts). The list depends only
+there: about 0.15 s of the zygote's start of about 0.9 s (117 fonts; a worker's first kernel started
+in 0.90-0.96 s without a kept list, 0.74-0.81 s with one). The list depends only
 on the machine's fonts and matplotlib's version (in the file's name), so the first zygote's list is
 kept in this account's cache folder (:func:`font_list_folder`) and copied into the private folder
 of every later zygote before it starts. matplotlib itself keeps this list in every user's cache

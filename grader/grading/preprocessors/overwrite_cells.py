@@ -6,7 +6,7 @@ questions to the gradebook are answered from one read of the notebook's source a
 (:func:`grader.grading.gradebook_lookups.answer_from_one_query`). nbgrader then puts back the
 graded and task cells a student deleted; when none is missing (the names come from the grading's one
 read of the instructor's cells, ``grader.grading.gradebook_cells``) that step is skipped, and with it
-its six reads of the notebook's rows.
+its seven queries of the notebook's rows.
 """
 from __future__ import annotations
 
